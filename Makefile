@@ -1,0 +1,40 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+# The CPU build of torch is installed first, pinned, so that nothing pulls the
+# multi-GB CUDA build; the package itself only asks for a range.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+TORCH_CPU ?= torch==2.13.0
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck bench clean install
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH_CPU)"
+	$(BIN)/python -m pip install --quiet -e ".[dev,postgres]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/assay demo
+
+test: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
+	$(BIN)/ruff check assay migrations tests benchmarks
+	$(BIN)/pyright
+
+lint: $(STAMP)
+	$(BIN)/ruff check assay migrations tests benchmarks
+	$(BIN)/ruff format --check assay migrations tests benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/pyright
+
+bench: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python benchmarks/ledger.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache assay.db assay.db-wal assay.db-shm

@@ -1,0 +1,164 @@
+"""Engine construction shared by every component: URL resolution, SQLite pragmas,
+write transactions that serialise appends, driver-error translation and migrations.
+
+SQLite runs in WAL mode with a busy timeout, and pysqlite's own transaction handling
+is switched off so that assay can issue ``BEGIN IMMEDIATE`` for writes: the write
+lock is then taken when the transaction starts, not when it first writes, which is
+what keeps two appenders from reading the same chain head. PostgreSQL serialises
+appends with a row lock on the run's head row instead (see the ledger).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+from assay.errors import ConfigurationError, DatabaseError, LedgerWriteRefused
+
+DEFAULT_URL = "sqlite:///./assay.db"
+VERSION_TABLE = "assay_alembic_version"
+#: Marker the append-only triggers put in their error message; see the migration.
+APPEND_ONLY_MARKER = "assay: append-only"
+_WRITE = "assay_write"
+_SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def resolve_url(url: str | None) -> str:
+    """The URL to use: the argument, else ``ASSAY_DATABASE_URL``, else ./assay.db.
+
+    ``postgresql://`` is read as ``postgresql+psycopg://``: psycopg 3 is the driver
+    the ``postgres`` extra installs, and SQLAlchemy's own default (psycopg2) is not.
+    """
+    chosen = url or os.environ.get("ASSAY_DATABASE_URL") or DEFAULT_URL
+    if chosen.startswith("postgresql://") or chosen.startswith("postgres://"):
+        chosen = "postgresql+psycopg://" + chosen.split("://", 1)[1]
+    return chosen
+
+
+def create_engine(url: str) -> Engine:
+    """One engine for one control plane, configured for the ledger's guarantees."""
+    try:
+        parsed = sa.make_url(url)
+    except ArgumentError as exc:
+        raise ConfigurationError(f"not a database URL: {url!r}") from exc
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise ConfigurationError(
+            f"unsupported database {backend!r}: assay runs on sqlite:/// or postgresql+psycopg://"
+        )
+    try:
+        if backend == "sqlite":
+            engine = _sqlite_engine(parsed)
+        else:
+            engine = sa.create_engine(parsed, pool_pre_ping=True)
+    except NoSuchModuleError as exc:
+        raise ConfigurationError(
+            f"no driver for {parsed.drivername!r}; install assay[postgres] for PostgreSQL"
+        ) from exc
+    except ModuleNotFoundError as exc:
+        raise ConfigurationError(
+            f"the driver for {parsed.drivername!r} is not installed ({exc.name}); "
+            "install assay[postgres] for PostgreSQL"
+        ) from exc
+    event.listen(engine, "handle_error", _translate_driver_error)
+    return engine
+
+
+def _sqlite_engine(url: sa.URL) -> Engine:
+    database = url.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        parent = Path(database).expanduser().resolve().parent
+        if not parent.is_dir():
+            raise ConfigurationError(f"directory for the SQLite file does not exist: {parent}")
+    engine = sa.create_engine(
+        url, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Hand transaction control to SQLAlchemy's "begin" event below.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get(_WRITE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """A transaction that holds the database's write lock from its first statement
+    (SQLite ``BEGIN IMMEDIATE``); on PostgreSQL an ordinary transaction, in which
+    callers take row locks themselves."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(**{_WRITE: True})
+        with conn.begin():
+            yield conn
+
+
+def _translate_driver_error(context: sa.engine.ExceptionContext) -> BaseException | None:
+    original = context.original_exception
+    if APPEND_ONLY_MARKER in str(original):
+        refusal = str(original).strip().splitlines()[0]
+        return LedgerWriteRefused(f"the database refused the write ({refusal})")
+    if isinstance(context.sqlalchemy_exception, DBAPIError) and context.is_disconnect:
+        return DatabaseError(f"lost the database connection: {original}")
+    return None
+
+
+def translate(exc: DBAPIError) -> DatabaseError:
+    """A driver error as an assay error, for the paths that do not go through
+    ``handle_error`` (for example, errors raised while committing)."""
+    return DatabaseError(f"database error: {exc.orig}")
+
+
+# --- migrations ---------------------------------------------------------------------
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Alembic configuration pointing at the migrations shipped inside the package."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(files("assay.migrations")))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def head_revision() -> str | None:
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        ctx = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
+        return ctx.get_current_revision()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` under the write lock, so that two processes
+    opening a fresh database at once do not both create it."""
+    with write_transaction(engine) as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('assay_migrations'))"))
+        command.upgrade(alembic_config(conn), revision)

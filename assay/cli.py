@@ -1,0 +1,179 @@
+"""The ``assay`` command line: runs, the ledger, the database schema and the demo.
+
+User mistakes (a bad URL, an unknown run) print one clear line and exit 2; a broken
+chain exits 1 and names the first bad entry; tracebacks are for bugs only.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from assay import _db
+from assay.control_plane import ControlPlane
+from assay.errors import AssayError, UsageError
+from assay.ledger import LedgerEntry
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+ledger_app = typer.Typer(no_args_is_help=True, help="Show and verify the ledger.")
+db_app = typer.Typer(no_args_is_help=True, help="The database schema (Alembic).")
+app.add_typer(ledger_app, name="ledger")
+app.add_typer(db_app, name="db")
+
+console = Console()
+err_console = Console(stderr=True)
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        envvar="ASSAY_DATABASE_URL",
+        help="Database URL (default sqlite:///./assay.db).",
+        show_default=False,
+    ),
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handles_errors(func: F) -> F:
+    """Turn assay's exceptions into one red line and an exit status."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except AssayError as exc:
+            err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(2 if isinstance(exc, UsageError) else 3) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def open_plane(db: str | None, *, migrate: bool = True) -> ControlPlane:
+    return ControlPlane.open(db, migrate=migrate)
+
+
+@app.command("runs")
+@handles_errors
+def runs_command(db: DbOption = None) -> None:
+    """List the ledger's runs with their entry counts and head hashes."""
+    with open_plane(db) as cp:
+        table = Table(title="runs")
+        _columns(table, "run", "created", "entries", "head", "metadata")
+        for run in cp.ledger.runs():
+            table.add_row(
+                run.run_id,
+                run.created_at.isoformat(timespec="seconds"),
+                str(run.head_seq),
+                run.head_hash[:16],
+                _short(str(run.metadata or "")),
+            )
+        console.print(table)
+
+
+@ledger_app.command("show")
+@handles_errors
+def ledger_show(
+    run: Annotated[str, typer.Argument(help="The run id (run_...).")],
+    db: DbOption = None,
+    width: Annotated[int, typer.Option(help="Characters of content to show.")] = 60,
+) -> None:
+    """Show a run's entries in chain order."""
+    with open_plane(db) as cp:
+        info = cp.ledger.run(run)
+        table = Table(title=f"{run} (head {info.head_hash[:16]})")
+        _columns(table, "seq", "id", "kind", "source", "content", "sha256")
+        for entry in cp.ledger.entries(run):
+            table.add_row(
+                str(entry.seq), entry.id, entry.kind, entry.source,
+                _preview(entry, width), entry.sha256[:12],
+            )
+        console.print(table)
+
+
+@ledger_app.command("verify")
+@handles_errors
+def ledger_verify(
+    run: Annotated[str | None, typer.Option("--run", help="Verify only this run.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Re-derive every hash of the chain; exit 1 and name the first bad entry if broken."""
+    with open_plane(db) as cp:
+        report = cp.ledger.verify(run)
+    if report.ok:
+        console.print(f"[green]ok[/]: {report.checked} entries in {report.runs} run(s) verified")
+        return
+    err_console.print(
+        f"[bold red]broken[/]: run {report.run_id} entry seq {report.first_bad_seq}"
+        f" ({report.entry_id or 'absent'}): {report.reason}",
+        highlight=False,
+    )
+    raise typer.Exit(1)
+
+
+@db_app.command("upgrade")
+@handles_errors
+def db_upgrade(
+    db: DbOption = None,
+    revision: Annotated[str, typer.Option(help="Target revision.")] = "head",
+) -> None:
+    """Bring the schema to the newest revision (or ``--revision``)."""
+    engine = _db.create_engine(_db.resolve_url(db))
+    try:
+        _db.upgrade(engine, revision)
+        console.print(f"schema at {_db.current_revision(engine)}")
+    finally:
+        engine.dispose()
+
+
+@db_app.command("current")
+@handles_errors
+def db_current(db: DbOption = None) -> None:
+    """Print the schema revision the database is at, and the newest one."""
+    engine = _db.create_engine(_db.resolve_url(db))
+    try:
+        current, head = _db.current_revision(engine), _db.head_revision()
+    finally:
+        engine.dispose()
+    state = "[green]up to date[/]" if current == head else "[yellow]behind: run assay db upgrade[/]"
+    console.print(f"current {current or '(empty)'}  head {head}  {state}")
+
+
+@app.command("demo")
+@handles_errors
+def demo_command(db: DbOption = None) -> None:
+    """A short walk through the ledger: a run, evidence appended, the chain verified."""
+    from assay._demo import ledger_walkthrough
+
+    with open_plane(db) as cp:
+        ledger_walkthrough(cp, console)
+
+
+def _columns(table: Table, *names: str) -> None:
+    """Add columns; identifiers and hashes never wrap or shrink, they are what users copy."""
+    for name in names:
+        exact = name in ("run", "id", "seq", "sha256", "head", "entries")
+        table.add_column(name, no_wrap=exact, min_width=None if not exact else len(name))
+        if exact:
+            table.columns[-1].overflow = "fold"
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _preview(entry: LedgerEntry, width: int) -> str:
+    if isinstance(entry.content, bytes):
+        return f"<{len(entry.content)} bytes>"
+    return _short(entry.content.replace("\n", " "), width)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
