@@ -11,7 +11,7 @@ appends with a row lock on the run's head row instead (see the ledger).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
@@ -107,7 +107,7 @@ def _sqlite_engine(url: sa.URL) -> Engine:
 
 
 @contextmanager
-def write_transaction(engine: Engine) -> Iterator[Connection]:
+def write_transaction(engine: Engine) -> Generator[Connection, None, None]:
     """A transaction that holds the database's write lock from its first statement
     (SQLite ``BEGIN IMMEDIATE``); on PostgreSQL an ordinary transaction, in which
     callers take row locks themselves."""

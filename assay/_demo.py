@@ -20,19 +20,34 @@ def ledger_walkthrough(cp: ControlPlane, console: Console) -> str:
     run_id = ledger.start_run(metadata={"demo": "ledger walk-through"})
     console.print(f"[bold]run[/] {run_id}")
     letter = ledger.append(run_id, kind="retrieval", source="letter.md#4.2", content=_LETTER)
-    line = ledger.append(run_id, kind="tool_output", source="read_invoice@1.0.0",
-                         content=_INVOICE_LINE, metadata={"line": 14})
+    line = ledger.append(
+        run_id,
+        kind="tool_output",
+        source="read_invoice@1.0.0",
+        content=_INVOICE_LINE,
+        metadata={"line": 14},
+    )
     again = ledger.append(run_id, kind="retrieval", source="letter.md#4.2", content=_LETTER)
     console.print(
         f"appending the letter twice returns one entry: {letter.id} == {again.id} -> "
         f"{letter.id == again.id}"
     )
-    ledger.append(run_id, kind="handover", source="analyst",
-                  content=f'{{"claim": "line 14 exceeds the cap", "cites": ["{letter.id}", "{line.id}"]}}')
+    ledger.append(
+        run_id,
+        kind="handover",
+        source="analyst",
+        content=f'{{"claim": "line 14 exceeds the cap", "cites": ["{letter.id}", "{line.id}"]}}',
+    )
     table = Table("seq", "id", "kind", "source", "sha256", "prev_hash", title="chain")
     for entry in ledger.entries(run_id):
-        table.add_row(str(entry.seq), entry.id, entry.kind, entry.source,
-                      entry.sha256[:12], entry.prev_hash[:12])
+        table.add_row(
+            str(entry.seq),
+            entry.id,
+            entry.kind,
+            entry.source,
+            entry.sha256[:12],
+            entry.prev_hash[:12],
+        )
     console.print(table)
     report = ledger.verify(run_id)
     status = "[green]ok[/]" if report.ok else f"[red]broken at seq {report.first_bad_seq}[/]"

@@ -91,8 +91,12 @@ def ledger_show(
         _columns(table, "seq", "id", "kind", "source", "content", "sha256")
         for entry in cp.ledger.entries(run):
             table.add_row(
-                str(entry.seq), entry.id, entry.kind, entry.source,
-                _preview(entry, width), entry.sha256[:12],
+                str(entry.seq),
+                entry.id,
+                entry.kind,
+                entry.source,
+                _preview(entry, width),
+                entry.sha256[:12],
             )
         console.print(table)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Generator, Iterable, Mapping
 from contextlib import contextmanager
-from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -224,9 +224,7 @@ class Ledger:
     def runs(self) -> list[RunInfo]:
         """Every run, oldest first."""
         with _driver_errors(), self._engine.connect() as conn:
-            rows = conn.execute(
-                sa.select(t.runs).order_by(t.runs.c.created_at, t.runs.c.run_id)
-            )
+            rows = conn.execute(sa.select(t.runs).order_by(t.runs.c.created_at, t.runs.c.run_id))
             return [_run_from_row(row) for row in rows]
 
     # --- verification ---------------------------------------------------------------
@@ -271,7 +269,10 @@ def _verify_run(conn: sa.Connection, head: Row[Any]) -> ChainReport:
             rows.close()
             bad_seq = expected_seq if row.seq != expected_seq else row.seq
             return ChainReport(
-                ok=False, checked=checked, first_bad_seq=bad_seq, reason=reason,
+                ok=False,
+                checked=checked,
+                first_bad_seq=bad_seq,
+                reason=reason,
                 entry_id=row.entry_id,
             )
         checked += 1
@@ -356,7 +357,7 @@ def _run_from_row(row: Row[Any]) -> RunInfo:
 
 
 @contextmanager
-def _driver_errors() -> Iterator[None]:
+def _driver_errors() -> Generator[None, None, None]:
     """Translate driver errors that reach the ledger's boundary into assay errors."""
     try:
         yield

@@ -168,7 +168,9 @@ def upgrade() -> None:
         sa.UniqueConstraint("entry_hash", name="uq_ledger_entries_hash"),
     )
     op.create_index("ix_ledger_entries_run_kind", "ledger_entries", ["run_id", "kind"])
-    statements = _POSTGRES_DDL if op.get_context().dialect.name == "postgresql" else _SQLITE_TRIGGERS
+    statements = (
+        _POSTGRES_DDL if op.get_context().dialect.name == "postgresql" else _SQLITE_TRIGGERS
+    )
     for statement in statements:
         op.execute(statement)
 

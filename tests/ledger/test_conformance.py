@@ -8,6 +8,7 @@ import threading
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.exc import DBAPIError
 
 from assay import (
     ChainReport,
@@ -40,17 +41,27 @@ def test_start_run_returns_fresh_ids(plane: ControlPlane) -> None:
 def test_append_links_entries_into_a_chain(plane: ControlPlane) -> None:
     run = plane.ledger.start_run()
     a = plane.ledger.append(run, kind="retrieval", source="letter.md", content="caps at EUR 380")
-    b = plane.ledger.append(run, kind="tool_output", source="read@1", content=b"\x00\xff",
-                            metadata={"line": 14})
+    b = plane.ledger.append(
+        run, kind="tool_output", source="read@1", content=b"\x00\xff", metadata={"line": 14}
+    )
     assert (a.seq, b.seq) == (1, 2)
     assert a.prev_hash == GENESIS_HASH and b.prev_hash == a.entry_hash
     assert a.id == "led_" + a.entry_hash[:16]
     assert a.sha256 == hashlib.sha256(b"caps at EUR 380").hexdigest()
     assert b.sha256 == hashlib.sha256(b"\x00\xff").hexdigest()
-    expected = hashlib.sha256(canonical_json({
-        "run_id": run, "seq": 2, "kind": "tool_output", "source": "read@1",
-        "sha256": b.sha256, "metadata": {"line": 14}, "prev_hash": a.entry_hash,
-    })).hexdigest()
+    expected = hashlib.sha256(
+        canonical_json(
+            {
+                "run_id": run,
+                "seq": 2,
+                "kind": "tool_output",
+                "source": "read@1",
+                "sha256": b.sha256,
+                "metadata": {"line": 14},
+                "prev_hash": a.entry_hash,
+            }
+        )
+    ).hexdigest()
     assert b.entry_hash == expected
     assert plane.ledger.head(run) == b.entry_hash
 
@@ -71,10 +82,12 @@ def test_identical_append_returns_the_existing_entry(plane: ControlPlane) -> Non
     run = plane.ledger.start_run()
     first = plane.ledger.append(run, kind="retrieval", source="s", content="x", metadata={"a": 1})
     again = plane.ledger.append(run, kind="retrieval", source="s", content="x", metadata={"a": 1})
-    other_meta = plane.ledger.append(run, kind="retrieval", source="s", content="x",
-                                     metadata={"a": 2})
-    other_kind = plane.ledger.append(run, kind="human_fact", source="s", content="x",
-                                     metadata={"a": 1})
+    other_meta = plane.ledger.append(
+        run, kind="retrieval", source="s", content="x", metadata={"a": 2}
+    )
+    other_kind = plane.ledger.append(
+        run, kind="human_fact", source="s", content="x", metadata={"a": 1}
+    )
     assert again == first
     assert other_meta.seq == 2 and other_kind.seq == 3
     assert plane.ledger.run(run).head_seq == 3
@@ -164,7 +177,7 @@ def test_the_database_refuses_changes_from_any_client(plane: ControlPlane, state
         conn.execute(sa.text(statement), params)
     engine = raw_engine(plane.url)
     try:
-        with pytest.raises(sa.exc.DBAPIError, match="append-only"), engine.connect() as conn:
+        with pytest.raises(DBAPIError, match="append-only"), engine.connect() as conn:
             conn.execute(sa.text(statement), params)
     finally:
         engine.dispose()
@@ -201,8 +214,11 @@ def _flip_first_byte(url: str, run: str, seq: int) -> None:
     finally:
         engine.dispose()
     forged = bytes([content[0] ^ 0x01]) + bytes(content[1:])
-    tamper_params(url, "UPDATE ledger_entries SET content = :c WHERE run_id = :r AND seq = :s",
-                  {"c": forged, "r": run, "s": seq})
+    tamper_params(
+        url,
+        "UPDATE ledger_entries SET content = :c WHERE run_id = :r AND seq = :s",
+        {"c": forged, "r": run, "s": seq},
+    )
 
 
 def tamper_params(url: str, statement: str, params: dict[str, object]) -> None:
@@ -218,8 +234,9 @@ def tamper_params(url: str, statement: str, params: dict[str, object]) -> None:
 def _five_entries(cp: ControlPlane) -> str:
     run = cp.ledger.start_run()
     for i in range(1, 6):
-        cp.ledger.append(run, kind="retrieval", source=f"doc{i}", content=f"passage {i}",
-                         metadata={"i": i})
+        cp.ledger.append(
+            run, kind="retrieval", source=f"doc{i}", content=f"passage {i}", metadata={"i": i}
+        )
     return run
 
 
