@@ -1,60 +1,142 @@
-"""The ledger walk-through that ``assay demo`` runs until the reference graph lands."""
+"""``assay demo``: the reference invoice audit on the bundled cases, shown end to end.
+
+For each case it prints the verified claims with the exact ledger spans that support
+them, the abstentions with what is missing, the pending grant (approved with
+``--approve``, asked for interactively, or left pending with the command that
+resumes it), the executed action, and finally the over-cap run's audit.
+"""
 
 from __future__ import annotations
 
 from rich.console import Console
+from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from assay.control_plane import ControlPlane
+from assay.graph import RunResult
+from assay.graph.reference import cases
 
-_LETTER = (
-    "Engagement letter, section 4.2: hourly rates are capped at EUR 380 for senior "
-    "associates and EUR 250 for associates."
-)
-_INVOICE_LINE = "Invoice INV-4421, line 14: senior associate, 12.5 h at EUR 450/h."
+DEMO_CASES = ("compliant", "over_cap", "small_overage", "uncovered_rate")
 
 
-def ledger_walkthrough(cp: ControlPlane, console: Console) -> str:
-    """Append evidence and records to a fresh run, show it, verify it; return its id."""
-    ledger = cp.ledger
-    run_id = ledger.start_run(metadata={"demo": "ledger walk-through"})
-    console.print(f"[bold]run[/] {run_id}")
-    letter = ledger.append(run_id, kind="retrieval", source="letter.md#4.2", content=_LETTER)
-    line = ledger.append(
-        run_id,
-        kind="tool_output",
-        source="read_invoice@1.0.0",
-        content=_INVOICE_LINE,
-        metadata={"line": 14},
-    )
-    again = ledger.append(run_id, kind="retrieval", source="letter.md#4.2", content=_LETTER)
+def render_result(cp: ControlPlane, result: RunResult, console: Console) -> None:
+    """A run's outcome: status, answer, evidence spans, abstentions, grants, actions."""
+    colour = {
+        "answered": "green",
+        "abstained": "yellow",
+        "awaiting_grant": "cyan",
+        "failed": "red",
+    }[result.status]
     console.print(
-        f"appending the letter twice returns one entry: {letter.id} == {again.id} -> "
-        f"{letter.id == again.id}"
+        f"[bold {colour}]{result.status}[/] run {result.run_id} "
+        f"thread {result.thread_id} (rounds {result.rounds})",
+        highlight=False,
     )
-    ledger.append(
-        run_id,
-        kind="handover",
-        source="analyst",
-        content=f'{{"claim": "line 14 exceeds the cap", "cites": ["{letter.id}", "{line.id}"]}}',
-    )
-    table = Table("seq", "id", "kind", "source", "sha256", "prev_hash", title="chain")
-    for entry in ledger.entries(run_id):
-        table.add_row(
-            str(entry.seq),
-            entry.id,
-            entry.kind,
-            entry.source,
-            entry.sha256[:12],
-            entry.prev_hash[:12],
+    if result.answer:
+        console.print(Panel(Text(result.answer), title="answer", expand=False))
+    _evidence_table(cp, result, console)
+    for item in result.unsupported:
+        console.print(
+            f"[yellow]unsupported[/] {item.proposition}\n    missing: {item.missing_evidence}",
+            highlight=False,
         )
-    console.print(table)
-    report = ledger.verify(run_id)
-    status = "[green]ok[/]" if report.ok else f"[red]broken at seq {report.first_bad_seq}[/]"
-    console.print(f"verify: {status}, {report.checked} entries; head {ledger.head(run_id)[:16]}")
-    console.print(
-        "evidence an agent may cite: "
-        + ", ".join(e.id for e in ledger.evidence(run_id))
-        + " (the hand-over itself is audit trail, never evidence)"
+    for error in result.errors:
+        console.print(
+            f"[red]gate[/] {error['code']} at {error['path']}: {error['message']}", highlight=False
+        )
+    for pending in result.pending_grants:
+        console.print(
+            f"[cyan]pending grant[/] {pending.tool}@{pending.version} "
+            f"{pending.args} (args sha256 {pending.args_sha256[:16]}…)",
+            highlight=False,
+        )
+        for claim in pending.claims:
+            console.print(f"    rests on {claim['id']}: {claim['text']}", highlight=False)
+    for action in result.actions:
+        detail = action.output if action.status == "executed" else (action.reason or action.error)
+        console.print(
+            f"[bold]action[/] {action.tool} {action.status}"
+            f"{' by ' + action.approver if action.approver else ''}: {detail}",
+            highlight=False,
+        )
+
+
+def _evidence_table(cp: ControlPlane, result: RunResult, console: Console) -> None:
+    verdicts = [(c, p) for c in result.claims for p in c.propositions if p.entailment]
+    if not verdicts:
+        return
+    ids = {p.entailment.ledger_id for _, p in verdicts if p.entailment and p.entailment.ledger_id}
+    entries = cp.ledger.get_many(ids)
+    table = Table(
+        "claim",
+        "entailment",
+        "score",
+        "evidence (ledger id: exact span)",
+        title="verified claims",
+        show_lines=False,
     )
-    return run_id
+    for claim, prop in verdicts:
+        verdict = prop.entailment
+        assert verdict is not None
+        span = ""
+        if verdict.ledger_id in entries and verdict.span:
+            text = entries[verdict.ledger_id].text[verdict.span[0] : verdict.span[1]]
+            span = f"{verdict.ledger_id}: “{' '.join(text.split())[:110]}”"
+        table.add_row(claim.id, verdict.label, f"{verdict.score:.2f}", span)
+    console.print(table)
+
+
+def run_demo(
+    cp: ControlPlane, console: Console, *, approve: bool | None, approver: str = "demo-reviewer"
+) -> dict[str, RunResult]:
+    """Run every demo case; ``approve`` None asks on the terminal, True/False decides."""
+    results: dict[str, RunResult] = {}
+    for name in DEMO_CASES:
+        folder = cases()[name]
+        task = (folder / "task.txt").read_text(encoding="utf-8").strip()
+        console.rule(f"[bold]{name}[/]: {task}")
+        result = cp.run(task, folder)
+        render_result(cp, result, console)
+        if result.status == "awaiting_grant":
+            result = _decide(cp, result, console, approve=approve, approver=approver)
+        results[name] = result
+    flagged = results["over_cap"]
+    console.rule(f"[bold]audit[/] of the over-cap run {flagged.run_id}")
+    from assay.gate._cli import render_manifest
+
+    render_manifest(cp.manifest(flagged.run_id), console)
+    report = cp.ledger.verify()
+    console.print(
+        f"ledger chain: {'[green]ok' if report.ok else '[red]broken'}[/], "
+        f"{report.checked} entries in {report.runs} runs"
+    )
+    return results
+
+
+def _decide(
+    cp: ControlPlane,
+    result: RunResult,
+    console: Console,
+    *,
+    approve: bool | None,
+    approver: str,
+) -> RunResult:
+    if approve is None:
+        if not console.is_terminal:
+            console.print(
+                f"left pending; resume with: assay resume {result.thread_id} "
+                "--approve --approver NAME"
+            )
+            return result
+        from rich.prompt import Confirm
+
+        approve = Confirm.ask("approve this irreversible call?", console=console)
+    decision = {
+        "approve": approve,
+        "approver": approver,
+        "reason": "approved in the demo" if approve else "denied in the demo",
+    }
+    resumed = cp.resume(result.thread_id, decision)
+    render_result(cp, resumed, console)
+    return resumed

@@ -17,6 +17,7 @@ from rich.table import Table
 from assay import _db
 from assay.control_plane import ControlPlane
 from assay.errors import AssayError, UsageError
+from assay.gate._cli import gate_app, render_manifest
 from assay.ledger import LedgerEntry
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
@@ -24,6 +25,7 @@ ledger_app = typer.Typer(no_args_is_help=True, help="Show and verify the ledger.
 db_app = typer.Typer(no_args_is_help=True, help="The database schema (Alembic).")
 app.add_typer(ledger_app, name="ledger")
 app.add_typer(db_app, name="db")
+app.add_typer(gate_app, name="gate")
 
 console = Console()
 err_console = Console(stderr=True)
@@ -151,12 +153,71 @@ def db_current(db: DbOption = None) -> None:
 
 @app.command("demo")
 @handles_errors
-def demo_command(db: DbOption = None) -> None:
-    """A short walk through the ledger: a run, evidence appended, the chain verified."""
-    from assay._demo import ledger_walkthrough
+def demo_command(
+    db: DbOption = None,
+    approve: Annotated[
+        bool | None,
+        typer.Option("--approve/--deny", help="Decide the pending grant (default: ask)."),
+    ] = None,
+    approver: Annotated[str, typer.Option(help="Reviewer name for the grant.")] = "demo-reviewer",
+) -> None:
+    """The invoice audit on the bundled cases: verified claims with their evidence
+    spans, abstentions, a grant, the executed action, and the audit."""
+    from assay._demo import run_demo
 
     with open_plane(db) as cp:
-        ledger_walkthrough(cp, console)
+        run_demo(cp, console, approve=approve, approver=approver)
+
+
+@app.command("run")
+@handles_errors
+def run_command(
+    docs: Annotated[str, typer.Option("--docs", help="Folder of .md/.txt documents.")],
+    task: Annotated[str, typer.Option("--task", help="What to audit.")],
+    db: DbOption = None,
+    thread: Annotated[str | None, typer.Option("--thread", help="Thread id to use.")] = None,
+    inject: Annotated[
+        str | None, typer.Option(help="Make the agents hallucinate on purpose (a class name).")
+    ] = None,
+) -> None:
+    """Run the fenced reference graph on your own documents."""
+    from assay._demo import render_result
+
+    with open_plane(db) as cp:
+        render_result(cp, cp.run(task, docs, thread_id=thread, inject=inject), console)
+
+
+@app.command("resume")
+@handles_errors
+def resume_command(
+    thread: Annotated[str, typer.Argument(help="The thread id of the paused run.")],
+    approve: Annotated[bool, typer.Option("--approve/--deny", help="Grant or refuse.")],
+    approver: Annotated[str, typer.Option(help="Who decides (recorded in the ledger).")],
+    reason: Annotated[str | None, typer.Option(help="Why (recorded on a denial).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Approve or deny the irreversible call a paused run is waiting on."""
+    from assay._demo import render_result
+
+    decision = {"approve": approve, "approver": approver, "reason": reason or ""}
+    with open_plane(db) as cp:
+        render_result(cp, cp.resume(thread, decision), console)
+
+
+@app.command("audit")
+@handles_errors
+def audit_command(
+    run: Annotated[str, typer.Argument(help="The run id (run_...).")],
+    db: DbOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
+) -> None:
+    """Show a run's manifest: phases, artifacts, gate decisions, verdicts, grants, calls."""
+    with open_plane(db) as cp:
+        manifest = cp.manifest(run)
+    if as_json:
+        typer.echo(manifest.to_json())
+    else:
+        render_manifest(manifest, console)
 
 
 def _columns(table: Table, *names: str) -> None:
@@ -181,3 +242,8 @@ def _preview(entry: LedgerEntry, width: int) -> str:
 def main() -> None:
     """Console-script entry point."""
     app()
+
+
+from assay.tool_bus._cli import tools_app  # noqa: E402  (it imports the helpers above)
+
+app.add_typer(tools_app, name="tools")

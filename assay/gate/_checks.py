@@ -1,0 +1,353 @@
+"""The gate's built-in checks. Each is ``(run_id, handover, entries) -> [GateError]``.
+
+``entries`` holds every ledger entry the hand-over cites that exists (in any run), so
+a check never queries the database; citations that fail a check here are still
+passed on, and evidence for identifiers is only ever the cited entries that are of
+this run and of an evidence kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from graphlib import CycleError, TopologicalSorter
+from typing import Any
+
+from pydantic import JsonValue, ValidationError
+
+from assay.gate._identifiers import extract_identifiers, identifier_in_evidence
+from assay.gate._models import Handover, Proposition
+from assay.gate._records import GateError
+from assay.ledger import EVIDENCE_KINDS, LedgerEntry
+
+Entries = dict[str, LedgerEntry]
+Where = tuple[str | int, ...]
+
+_NEEDS_EVIDENCE = frozenset({"Assertion", "Quote"})
+#: Wording by which a statement says its value came from a tool, not from the user.
+_TOOL_ORIGIN = re.compile(
+    r"\b(?:(?:the\s+)?(?:tool|api|query|search|lookup|database|db|system|endpoint|service|"
+    r"crm|registry|server)\s+(?:says|said|shows|showed|returned|returns|reports|reported|"
+    r"lists|listed|found|confirms|confirmed|responded)|returned|according\s+to\s+the\s+"
+    r"(?:tool|api|database|system|records?|search|lookup|query)|(?:tool|api|lookup|query|"
+    r"search)\s+(?:output|result|response)s?|fetched|looked\s+up|retrieved\s+from)\b",
+    re.IGNORECASE,
+)
+
+
+def path(*parts: str | int) -> str:
+    """A JSONPath such as ``$.claims[0].text`` from ``("claims", 0, "text")``."""
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            out += f".{part}"
+        else:
+            out += "[" + _quote(part) + "]"
+    return out
+
+
+def _quote(text: str) -> str:
+    escaped = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "'" + escaped.replace("'", "\\'") + "'"
+
+
+# --- schema -----------------------------------------------------------------------
+
+
+def parse(raw: object) -> tuple[Handover | None, list[GateError]]:
+    """Validate ``raw`` (a dict or a model) into a :class:`Handover`, or say why not.
+
+    A filled ``entailment`` is reported as ``entailment_preset`` whatever its shape,
+    and schema errors under it are not reported twice.
+    """
+    if isinstance(raw, Handover):
+        raw = raw.model_dump()
+    preset = list(_preset_entailments(raw))
+    errors = [
+        GateError(code="entailment_preset", path=path(*loc), message=_PRESET_MESSAGE)
+        for loc in preset
+    ]
+    try:
+        return Handover.model_validate(raw), errors
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            loc = tuple(err["loc"])
+            if any(loc[: len(p)] == p for p in preset):
+                continue
+            errors.append(
+                GateError(code="schema_violation", path=path(*loc), message=_schema_message(err))
+            )
+        return None, errors
+
+
+_PRESET_MESSAGE = "entailment is written by the verifier only; hand over null"
+
+
+def _preset_entailments(raw: object) -> Iterator[tuple[str | int, ...]]:
+    if not isinstance(raw, Mapping):
+        return
+    claims: object = raw.get("claims")
+    if not isinstance(claims, list):
+        return
+    for i, claim in enumerate(claims):
+        props = claim.get("propositions") if isinstance(claim, Mapping) else None
+        if not isinstance(props, list):
+            continue
+        for j, prop in enumerate(props):
+            if isinstance(prop, Mapping) and prop.get("entailment") is not None:
+                yield ("claims", i, "propositions", j, "entailment")
+
+
+def _schema_message(err: Mapping[str, Any]) -> str:
+    if err["type"] == "extra_forbidden":
+        return (
+            f"unknown field {err['loc'][-1]!r}: a hand-over carries only the fields of "
+            "the schema (there is no free-text summary)"
+        )
+    return str(err["msg"])
+
+
+# --- built-in checks ----------------------------------------------------------------
+
+
+def check_run(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+    if handover.run_id == run_id:
+        return []
+    return [
+        GateError(
+            code="run_mismatch",
+            path=path("run_id"),
+            message=f"the hand-over names run {handover.run_id!r} but is checked in {run_id!r}",
+        )
+    ]
+
+
+def check_status(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+    if handover.status == "failed" and not handover.errors:
+        return [
+            GateError(
+                code="failed_without_errors",
+                path=path("errors"),
+                message="a failed hand-over must say what failed in errors[]",
+            )
+        ]
+    return []
+
+
+def check_entailment(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+    return [
+        GateError(code="entailment_preset", path=path("claims", i, "propositions", j,
+                                                      "entailment"), message=_PRESET_MESSAGE)
+        for i, claim in enumerate(handover.claims)
+        for j, prop in enumerate(claim.propositions)
+        if prop.entailment is not None
+    ]
+
+
+def check_citations(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+    """Evidence is required where claimed, exists, is of this run and is citable."""
+    errors: list[GateError] = []
+    for i, claim in enumerate(handover.claims):
+        if claim.type in _NEEDS_EVIDENCE and not claim.propositions:
+            errors.append(GateError(
+                code="missing_ledger_ids", path=path("claims", i, "propositions"),
+                message=f"an {claim.type} needs at least one proposition citing evidence",
+            ))
+        for j, prop in enumerate(claim.propositions):
+            where = ("claims", i, "propositions", j, "ledger_ids")
+            if claim.type in _NEEDS_EVIDENCE and not prop.ledger_ids:
+                errors.append(GateError(
+                    code="missing_ledger_ids", path=path(*where),
+                    message=f"an {claim.type} proposition must cite ledger evidence; "
+                    "state it as a Conjecture or find the evidence",
+                ))
+            for k, lid in enumerate(prop.ledger_ids):
+                error = _citation_error(run_id, lid, entries.get(lid), path(*where, k))
+                if error is not None:
+                    errors.append(error)
+    return errors
+
+
+def _citation_error(
+    run_id: str, lid: str, entry: LedgerEntry | None, where: str
+) -> GateError | None:
+    if entry is None:
+        return GateError(code="unknown_ledger_id", path=where,
+                         message=f"no ledger entry {lid!r}: cite only entries the ledger holds")
+    if entry.run_id != run_id:
+        return GateError(code="foreign_run_ledger_id", path=where,
+                         message=f"{lid!r} belongs to run {entry.run_id!r}, not this run")
+    if entry.kind not in EVIDENCE_KINDS:
+        return GateError(
+            code="uncitable_entry", path=where,
+            message=f"{lid!r} is a {entry.kind!r} record, not evidence; cite the "
+            f"{'/'.join(sorted(EVIDENCE_KINDS))} entries it rests on instead",
+        )
+    return None
+
+
+def evidence_of(run_id: str, prop: Proposition, entries: Entries) -> list[LedgerEntry]:
+    """The cited entries that count as evidence: existing, of this run, citable."""
+    found = (entries.get(lid) for lid in prop.ledger_ids)
+    return [e for e in found if e is not None and e.run_id == run_id and e.is_evidence]
+
+
+def check_quotes(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+    """A Quote proposition's text occurs byte for byte in one of its cited entries."""
+    errors: list[GateError] = []
+    for i, claim in enumerate(handover.claims):
+        if claim.type != "Quote":
+            continue
+        for j, prop in enumerate(claim.propositions):
+            evidence = evidence_of(run_id, prop, entries)
+            needle = prop.text.encode("utf-8")
+            if evidence and not any(needle in e.content_bytes for e in evidence):
+                errors.append(GateError(
+                    code="quote_mismatch", path=path("claims", i, "propositions", j, "text"),
+                    message="the quoted text does not occur verbatim in any cited entry "
+                    f"({', '.join(e.id for e in evidence)})",
+                ))
+    return errors
+
+
+def check_dependencies(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+    """Every ``depends_on`` names a claim, proposition or action intent; no cycles."""
+    known = {c.id for c in handover.claims}
+    known |= {p.id for c in handover.claims for p in c.propositions}
+    intents = {a.id for a in handover.action_intents}
+    errors: list[GateError] = []
+    graph: dict[str, list[str]] = {}
+    for i, intent in enumerate(handover.action_intents):
+        graph[intent.id] = [d for d in intent.depends_on if d in intents]
+        for k, dep in enumerate(intent.depends_on):
+            if dep not in known and dep not in intents:
+                errors.append(GateError(
+                    code="dangling_dependency", path=path("action_intents", i, "depends_on", k),
+                    message=f"{dep!r} is not a claim, proposition or action intent of "
+                    "this hand-over",
+                ))
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as exc:
+        cycle: Sequence[str] = exc.args[1]
+        index = next(i for i, a in enumerate(handover.action_intents) if a.id == cycle[0])
+        errors.append(GateError(
+            code="dependency_cycle", path=path("action_intents", index, "depends_on"),
+            message="action intents depend on each other in a cycle: " + " -> ".join(cycle),
+        ))
+    return errors
+
+
+def check_open_questions(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+    return [
+        GateError(
+            code="unresolved_open_question", path=path("open_questions", i),
+            message=f"question {q.id!r} is still open and the receiving step requires none; "
+            "resolve it or forward it",
+        )
+        for i, q in enumerate(handover.open_questions)
+        if q.status == "open"
+    ]
+
+
+# --- identifier provenance -----------------------------------------------------------
+
+
+def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+    """Every identifier in a claim, proposition or action argument occurs in its evidence."""
+    errors: list[GateError] = []
+    claim_evidence: dict[str, list[LedgerEntry]] = {}
+    for i, claim in enumerate(handover.claims):
+        union: list[LedgerEntry] = []
+        for j, prop in enumerate(claim.propositions):
+            evidence = evidence_of(run_id, prop, entries)
+            union += evidence
+            errors += _proposition_provenance(("claims", i, "propositions", j), prop, evidence)
+        errors += _text_provenance([(("claims", i, "text"), claim.text)], union,
+                                   tool_origin=_says_tool(claim.text))
+        claim_evidence[claim.id] = union
+        claim_evidence.update({p.id: evidence_of(run_id, p, entries) for p in claim.propositions})
+    for i, intent in enumerate(handover.action_intents):
+        evidence = _intent_evidence(handover, intent.id, claim_evidence)
+        texts = list(_string_leaves(intent.args, ("action_intents", i, "args")))
+        errors += _text_provenance(texts, evidence, tool_origin=False)
+    return errors
+
+
+def _proposition_provenance(
+    where: tuple[str | int, ...], prop: Proposition, evidence: list[LedgerEntry]
+) -> list[GateError]:
+    tool_origin = _says_tool(prop.text)
+    texts: list[tuple[Where, str]] = [((*where, "text"), prop.text)]
+    texts += [((*where, "args", k), a) for k, a in enumerate(prop.args or [])]
+    errors = _text_provenance(texts, evidence, tool_origin=tool_origin)
+    only_user = bool(evidence) and all(e.kind == "human_fact" for e in evidence)
+    if tool_origin and only_user and not any(e.code == "provenance_mismatch" for e in errors):
+        errors.append(GateError(
+            code="provenance_mismatch", path=path(*where, "ledger_ids"),
+            message="the proposition says its value came from a tool but cites only "
+            "human_fact entries (what the user said)",
+        ))
+    return errors
+
+
+def _text_provenance(
+    texts: list[tuple[Where, str]], evidence: list[LedgerEntry], *, tool_origin: bool
+) -> list[GateError]:
+    tool_texts = [e.text for e in evidence if e.kind != "human_fact"]
+    user_texts = [e.text for e in evidence if e.kind == "human_fact"]
+    errors: list[GateError] = []
+    for where, text in texts:
+        for ident in extract_identifiers(text):
+            if any(identifier_in_evidence(ident, t) for t in tool_texts):
+                continue
+            if any(identifier_in_evidence(ident, t) for t in user_texts):
+                if tool_origin:
+                    errors.append(GateError(
+                        code="provenance_mismatch", path=path(*where),
+                        message=f"{ident.value!r} is said to come from a tool but occurs only "
+                        "in human_fact entries: it is the user's value, echoed",
+                    ))
+                continue
+            errors.append(GateError(
+                code="unverified_identifier", path=path(*where),
+                message=f"{ident.kind} {ident.value!r} does not occur in the cited evidence",
+            ))
+    return errors
+
+
+def _says_tool(text: str) -> bool:
+    return _TOOL_ORIGIN.search(text) is not None
+
+
+def _intent_evidence(
+    handover: Handover, intent_id: str, claim_evidence: dict[str, list[LedgerEntry]]
+) -> list[LedgerEntry]:
+    """Evidence of the claims an intent depends on, through other intents too."""
+    by_id = {a.id: a for a in handover.action_intents}
+    seen: set[str] = set()
+    todo = [intent_id]
+    evidence: list[LedgerEntry] = []
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        evidence += claim_evidence.get(current, [])
+        if current in by_id:
+            todo += by_id[current].depends_on
+    return evidence
+
+
+def _string_leaves(value: JsonValue, where: Where) -> Iterator[tuple[Where, str]]:
+    if isinstance(value, str):
+        yield where, value
+    elif isinstance(value, list):
+        for k, item in enumerate(value):
+            yield from _string_leaves(item, (*where, k))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _string_leaves(item, (*where, key))
+

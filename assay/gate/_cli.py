@@ -1,0 +1,104 @@
+"""Command-line pieces of the gate: ``assay gate schema`` and the ``assay audit`` view."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from pydantic import JsonValue
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+
+from assay.gate._manifest import Record, RunManifest
+from assay.gate._models import handover_json_schema_text
+
+gate_app = typer.Typer(no_args_is_help=True, help="The non-LLM gate and its hand-over contract.")
+
+
+@gate_app.command("schema")
+def schema_command() -> None:
+    """Print the versioned JSON Schema of the hand-over contract."""
+    typer.echo(handover_json_schema_text(), nl=False)
+
+
+def render_manifest(manifest: RunManifest, console: Console) -> None:
+    """Show a run manifest as a header and one table per part of the run."""
+    chain = (
+        "[green]chain ok[/]" if manifest.chain_ok
+        else f"[red]chain broken[/]: {escape(manifest.chain_problem or '')}"
+    )
+    console.print(Panel(
+        f"[bold]{manifest.run_id}[/]  created {manifest.created_at}\n"
+        f"{manifest.entries} entries  head {manifest.head_hash[:16]}  {chain}",
+        title="audit", expand=False,
+    ))
+    parts = [
+        _phases(manifest),
+        _decisions(manifest),
+        _artifacts(manifest),
+        *(
+            _records(title, records)
+            for title, records in (
+                ("tool calls", manifest.tool_calls),
+                ("verdicts", manifest.verdicts),
+                ("unsupported", manifest.unsupported),
+                ("grants", manifest.grants),
+                ("errors", manifest.errors),
+            )
+            if records
+        ),
+    ]
+    console.print(Group(*parts))
+
+
+def _table(title: str, *columns: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for name in columns:
+        exact = name in ("id", "seq", "sha256", "handover", "decision", "seqs")
+        table.add_column(name, no_wrap=exact, overflow="fold" if exact else "ellipsis")
+    return table
+
+
+def _phases(manifest: RunManifest) -> Table:
+    table = _table("phases", "#", "agent", "status", "seqs", "entries")
+    colours = {"accepted": "green", "rejected": "red", "open": "yellow"}
+    for phase in manifest.phases:
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(phase.kinds.items()))
+        table.add_row(
+            str(phase.index), escape(phase.agent or "-"),
+            f"[{colours[phase.status]}]{phase.status}[/]",
+            f"{phase.first_seq}-{phase.last_seq}", kinds,
+        )
+    return table
+
+
+def _decisions(manifest: RunManifest) -> Table:
+    table = _table("gate decisions", "seq", "decision", "agent", "accepted", "codes")
+    for d in manifest.gate_decisions:
+        mark = "[green]yes[/]" if d.accepted else "[red]no[/]"
+        table.add_row(
+            str(d.seq), d.ledger_id, escape(d.from_agent or "-"), mark, ", ".join(d.codes)
+        )
+    return table
+
+
+def _artifacts(manifest: RunManifest) -> Table:
+    table = _table("artifacts (citable evidence)", "seq", "id", "kind", "source", "sha256")
+    for a in manifest.artifacts:
+        table.add_row(str(a.seq), a.ledger_id, a.kind, escape(a.source), a.sha256[:12])
+    return table
+
+
+def _records(title: str, records: list[Record]) -> Table:
+    table = _table(title, "seq", "id", "source", "content")
+    for r in records:
+        table.add_row(str(r.seq), r.ledger_id, escape(r.source), escape(_preview(r.content)))
+    return table
+
+
+def _preview(value: JsonValue, width: int = 80) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,208 @@
+"""The gate: plain code that decides whether a hand-over may pass, and records why.
+
+Nothing an agent produces reaches the next agent, the verifier or a person unless
+:meth:`Gate.check` accepted it. The gate never calls a model; every refusal is a
+list of :class:`GateError` (code, JSONPath, message), all of them at once, so the
+author can fix everything in one more turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from assay.gate import _checks
+from assay.gate._models import HANDOVER_SCHEMA_VERSION, Handover
+from assay.gate._records import GateCheck, GateDecision, GateError, ReplyReport
+from assay.gate._reply import Conversation, reply_report
+from assay.ledger import Ledger, LedgerEntry, canonical_json
+from assay.tool_bus import ToolNotFound, ToolSpec, argument_errors
+
+GATE_SOURCE = "assay.gate"
+_UNKNOWN_AGENT = "unknown-agent"
+_MAX_RAW_REPR = 20_000
+
+
+class ToolLookup(Protocol):
+    """What the gate needs of the tool registry: a spec by name and version."""
+
+    def get(self, name: str, version: str | None = None) -> ToolSpec: ...
+
+
+class Gate:
+    """Checks hand-overs against the schema, the ledger and the tool registry.
+
+    Extra checks (callables ``(run_id, handover, entries_by_id) -> [GateError]``)
+    run after the built-in ones, in the order they were added; ``entries_by_id``
+    holds every ledger entry the hand-over cites that exists.
+    """
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        *,
+        registry: ToolLookup | None = None,
+        extra_checks: Iterable[GateCheck] = (),
+    ) -> None:
+        self._ledger = ledger
+        self._registry = registry
+        self._checks: list[GateCheck] = [
+            _checks.check_run,
+            _checks.check_status,
+            _checks.check_entailment,
+            _checks.check_citations,
+            _checks.check_quotes,
+            _checks.check_dependencies,
+            self._check_actions,
+            _checks.check_identifiers,
+        ]
+        self._checks.extend(extra_checks)
+
+    def add_check(self, check: GateCheck) -> None:
+        """Run ``check`` on every hand-over from now on, after the existing checks."""
+        self._checks.append(check)
+
+    def check(
+        self,
+        run_id: str,
+        handover: Handover | Mapping[str, Any],
+        *,
+        require_no_open_questions: bool = False,
+    ) -> GateDecision:
+        """Decide on ``handover``; append it (kind ``handover``) and the decision.
+
+        Raises :class:`~assay.UnknownRun` for a run the ledger does not hold (a usage
+        mistake); anything wrong with the hand-over itself is a rejection, never an
+        exception.
+        """
+        self._ledger.run(run_id)
+        model, errors = _checks.parse(handover)
+        if model is not None:
+            errors = self.errors(run_id, model, require_no_open_questions=require_no_open_questions)
+        received = self._record_handover(run_id, model, handover)
+        decision = GateDecision(
+            accepted=not errors, errors=tuple(errors), handover=model,
+            handover_entry_id=received.id,
+        )
+        recorded = self._record_decision(run_id, decision)
+        return GateDecision(
+            accepted=decision.accepted, errors=decision.errors, handover=model,
+            handover_entry_id=received.id, decision_entry_id=recorded.id,
+        )
+
+    def errors(
+        self, run_id: str, handover: Handover, *, require_no_open_questions: bool = False
+    ) -> list[GateError]:
+        """Every error of an already-validated hand-over, without recording anything."""
+        cited = {lid for c in handover.claims for p in c.propositions for lid in p.ledger_ids}
+        entries = self._ledger.get_many(cited)
+        errors: list[GateError] = []
+        for check in self._checks:
+            errors += check(run_id, handover, entries)
+        if require_no_open_questions:
+            errors += _checks.check_open_questions(run_id, handover, entries)
+        return errors
+
+    def validate_reply(
+        self, run_id: str, reply: object, conversation: Conversation | None = None
+    ) -> ReplyReport:
+        """Check a reply to a person against the run's ledger.
+
+        Tool outputs and retrieval results are the tool results; ``human_fact``
+        entries count, like the conversation's messages, only as echoes.
+        """
+        entries = self._ledger.evidence(run_id)
+        tools = [e.text for e in entries if e.kind != "human_fact"]
+        echoes = [e.text for e in entries if e.kind == "human_fact"]
+        return reply_report(reply, tool_results=tools, conversation=conversation,
+                            extra_echoes=echoes)
+
+    # --- action intents ---------------------------------------------------------------
+
+    def _check_actions(
+        self, run_id: str, handover: Handover, entries: Mapping[str, LedgerEntry]
+    ) -> list[GateError]:
+        errors: list[GateError] = []
+        for i, intent in enumerate(handover.action_intents):
+            where = _checks.path("action_intents", i, "tool")
+            if self._registry is None:
+                errors.append(GateError(code="unknown_tool", path=where,
+                                        message="no tool registry is configured for this gate"))
+                continue
+            try:
+                spec = self._registry.get(intent.tool, intent.version)
+            except ToolNotFound as exc:
+                hint = f" (did you mean {', '.join(exc.suggestions)}?)" if exc.suggestions else ""
+                errors.append(GateError(code=exc.code, path=where, message=f"{exc}{hint}"))
+                continue
+            for detail in argument_errors(spec, intent.args):
+                errors.append(GateError(
+                    code="invalid_action_args",
+                    path=_checks.path("action_intents", i, "args", *_pointer(detail.path)),
+                    message=f"{intent.tool}@{spec.version}: {detail.message}",
+                ))
+        return errors
+
+    # --- recording --------------------------------------------------------------------
+
+    def _record_handover(
+        self, run_id: str, model: Handover | None, raw: object
+    ) -> LedgerEntry:
+        if model is not None:
+            content = _raw_json(model.model_dump(mode="json"))
+            agent = _clean(model.from_agent)
+            meta: dict[str, Any] = {"from_agent": agent, "status": model.status, "valid": True}
+        else:
+            content, agent = _raw_json(raw), _raw_agent(raw)
+            meta = {"from_agent": agent, "valid": False}
+        source = agent if agent and agent.strip() else _UNKNOWN_AGENT
+        meta["schema_version"] = HANDOVER_SCHEMA_VERSION
+        return self._ledger.append(run_id, kind="handover", source=source, content=content,
+                                   metadata=meta)
+
+    def _record_decision(self, run_id: str, decision: GateDecision) -> LedgerEntry:
+        body = {
+            "accepted": decision.accepted,
+            "handover_id": decision.handover_entry_id,
+            "errors": [{"code": e.code, "path": e.path, "message": e.message}
+                       for e in decision.errors],
+        }
+        meta = {
+            "handover_id": decision.handover_entry_id,
+            "accepted": decision.accepted,
+            "codes": sorted(decision.codes),
+        }
+        return self._ledger.append(
+            run_id, kind="gate_decision", source=GATE_SOURCE,
+            content=canonical_json(body).decode("utf-8"), metadata=meta,
+        )
+
+
+def _raw_json(raw: object) -> str:
+    """What was handed over, as JSON when it is JSON, else as a bounded ``repr``."""
+    try:
+        return canonical_json(raw).decode("utf-8")
+    except Exception:  # rfc8785 refuses many shapes; any refusal means "not JSON"
+        text = repr(raw)
+        if len(text) > _MAX_RAW_REPR:
+            text = text[:_MAX_RAW_REPR] + "…"
+        return json.dumps({"unparsed": text})
+
+
+def _raw_agent(raw: object) -> str | None:
+    agent = raw.get("from_agent") if isinstance(raw, Mapping) else None
+    return _clean(agent) if isinstance(agent, str) and agent.strip() else None
+
+
+def _clean(text: str) -> str:
+    """``text``, with anything UTF-8 cannot encode (lone surrogates) escaped visibly."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _pointer(pointer: str) -> Sequence[str | int]:
+    """JSON-pointer tokens (``/items/0/id``) as path parts; digits become indexes."""
+    if not pointer:
+        return ()
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.lstrip("/").split("/")]
+    return [int(p) if p.isdigit() else p for p in parts]

@@ -1,0 +1,105 @@
+"""The gate's internal records: errors, decisions, identifiers and reply reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from assay.gate._models import Handover
+from assay.ledger import LedgerEntry
+
+IdentifierKind = Literal["hash", "uuid", "url", "path", "ticket", "amount", "date", "quantity"]
+
+#: The codes the built-in checks emit. Extra checks may add their own.
+GATE_ERROR_CODES: frozenset[str] = frozenset(
+    {
+        "schema_violation",
+        "run_mismatch",
+        "missing_ledger_ids",
+        "unknown_ledger_id",
+        "foreign_run_ledger_id",
+        "uncitable_entry",
+        "quote_mismatch",
+        "entailment_preset",
+        "unknown_tool",
+        "unknown_version",
+        "invalid_action_args",
+        "dangling_dependency",
+        "dependency_cycle",
+        "failed_without_errors",
+        "unresolved_open_question",
+        "unverified_identifier",
+        "provenance_mismatch",
+    }
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateError:
+    """One reason a hand-over is refused.
+
+    ``path`` is a JSONPath into the hand-over (``$`` is the whole document, e.g.
+    ``$.claims[0].propositions[1].ledger_ids[0]``), so the author can fix exactly
+    that place; ``code`` is stable and machine-readable, ``message`` is for people.
+    """
+
+    code: str
+    path: str
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateDecision:
+    """The gate's verdict on one hand-over, with every error found.
+
+    ``handover`` is the validated model, or ``None`` when the input did not match the
+    schema. ``handover_entry_id`` and ``decision_entry_id`` are the ledger entries
+    that record the hand-over as received and this decision.
+    """
+
+    accepted: bool
+    errors: tuple[GateError, ...]
+    handover: Handover | None
+    handover_entry_id: str | None = None
+    decision_entry_id: str | None = None
+
+    @property
+    def codes(self) -> frozenset[str]:
+        """The distinct error codes, for quick membership tests."""
+        return frozenset(e.code for e in self.errors)
+
+
+#: An extra gate check: ``(run_id, handover, ledger_entries_by_id) -> errors``. The
+#: entries are every ledger entry the hand-over cites that exists, in any run.
+GateCheck = Callable[[str, Handover, dict[str, LedgerEntry]], list[GateError]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Identifier:
+    """An identifier-like token found in text: ``text[start:end] == value``."""
+
+    kind: IdentifierKind
+    value: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplyReport:
+    """Where each identifier of a reply to a person came from.
+
+    ``found``: in a tool result. ``user_origin``: only in the conversation's own
+    user or assistant messages (an echo, not a verified value). ``unverified``: in
+    neither. ``known``: every distinct identifier value the context held.
+    """
+
+    unverified: tuple[Identifier, ...]
+    user_origin: tuple[Identifier, ...]
+    found: tuple[Identifier, ...]
+    known: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """Whether every identifier of the reply came from a tool result."""
+        return not self.unverified and not self.user_origin

@@ -1,0 +1,322 @@
+"""The control plane's graph nodes. Each factory binds a node to a control plane.
+
+The nodes never trust the agent: the gate node checks the hand-over with plain code,
+the verify node fills ``entailment`` from ledger evidence, the abstain node turns
+what failed into feedback for the next round, the policy and grant nodes obtain a
+grant for every irreversible call (pausing with ``interrupt()`` for a person), and
+the act node runs calls only through the bus, with a call id derived from the run
+and the intent so that a replayed step never repeats a side effect.
+"""
+
+# Nodes read the keys the fence's "begin" node sets (run_id, ...) directly.
+# pyright: reportTypedDictNotRequiredAccess=false
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any, Protocol
+
+from langgraph.types import interrupt
+
+from assay.errors import AssayError
+from assay.gate import ActionIntent, Handover
+from assay.graph._state import FenceState
+from assay.ledger import canonical_json
+from assay.tool_bus import GrantRequest, ToolNotFound
+from assay.verifier._unsupported import Unsupported
+
+if TYPE_CHECKING:
+    from assay.control_plane import ControlPlane
+
+
+class Node(Protocol):
+    """A graph node: reads the state, returns the keys it updates."""
+
+    def __call__(self, state: FenceState) -> dict[str, Any]: ...
+
+
+def gate_node(control_plane: ControlPlane, *, require_no_open_questions: bool = False) -> Node:
+    """Check the agent's hand-over; an accepted one goes on, errors become feedback."""
+
+    def gate(state: FenceState) -> dict[str, Any]:
+        handover = state.get("handover")
+        if state.get("failure") or handover is None:
+            return {"accepted": None, "gate_errors": []}
+        if isinstance(handover, Handover):
+            handover = handover.model_dump(mode="json")
+        decision = control_plane.gate.check(
+            state["run_id"], handover, require_no_open_questions=require_no_open_questions
+        )
+        if decision.accepted and decision.handover is not None:
+            return {"accepted": decision.handover.model_dump(mode="json"), "gate_errors": []}
+        return {"accepted": None, "gate_errors": [asdict(e) for e in decision.errors]}
+
+    return gate
+
+
+def verify_node(control_plane: ControlPlane) -> Node:
+    """Fill every asserted proposition's ``entailment``; the only writer of it."""
+
+    def verify(state: FenceState) -> dict[str, Any]:
+        accepted = state.get("accepted")
+        if accepted is None:
+            return {"verified": None, "unsupported": []}
+        verified = control_plane.verifier.verify(state["run_id"], accepted)
+        return {
+            "verified": verified.handover.model_dump(mode="json"),
+            "unsupported": [_unsupported_dict(u) for u in verified.unsupported],
+        }
+
+    return verify
+
+
+def abstain_node(control_plane: ControlPlane) -> Node:
+    """Turn gate errors and Unsupported propositions into the next round's feedback.
+
+    Nothing is reworded here: the agent is told what is missing and must come back
+    with evidence (the gate rejects a reworded Unsupported proposition).
+    """
+
+    def abstain(state: FenceState) -> dict[str, Any]:
+        feedback = [{"kind": "gate_error", **e} for e in state.get("gate_errors", [])]
+        feedback += [{"kind": "unsupported", **u} for u in state.get("unsupported", [])]
+        return {"feedback": feedback, "round": state.get("round", 0) + 1}
+
+    del control_plane  # the feedback is derived from state alone
+    return abstain
+
+
+def policy_node(control_plane: ControlPlane) -> Node:
+    """Grant what policy rules approve; list the irreversible calls left for a person."""
+
+    def policy(state: FenceState) -> dict[str, Any]:
+        run_id = state["run_id"]
+        granted = dict(state.get("granted", {}))
+        pending: list[dict[str, Any]] = []
+        for intent, request in _irreversible(control_plane, state):
+            if intent.id in granted or intent.id in state.get("denied", {}):
+                continue
+            grant = control_plane.grants.evaluate_policy(run_id, request)
+            if grant is not None:
+                granted[intent.id] = {
+                    "grant_id": grant.id,
+                    "approver": grant.approver,
+                    "via": grant.via,
+                }
+            else:
+                pending.append(_pending_payload(control_plane, state, intent, request))
+        return {"granted": granted, "pending": pending}
+
+    return policy
+
+
+def grant_node(control_plane: ControlPlane) -> Node:
+    """Pause with ``interrupt()`` until a reviewer approves or denies the pending calls.
+
+    Resume with ``Command(resume={"approve": bool, "approver": name, "reason": ...})``
+    for all pending calls, or ``{"decisions": {intent_id: {...}}}`` for each one.
+    """
+
+    def grant(state: FenceState) -> dict[str, Any]:
+        pending = state.get("pending", [])
+        if not pending:
+            return {}
+        decision = interrupt({"run_id": state["run_id"], "pending": pending})
+        granted = dict(state.get("granted", {}))
+        denied = dict(state.get("denied", {}))
+        for item in pending:
+            verdict = _decision_for(decision, item["intent_id"])
+            if verdict.get("approve") is True:
+                granted[item["intent_id"]] = _issue(control_plane, state["run_id"], item, verdict)
+            else:
+                denied[item["intent_id"]] = _deny(control_plane, state["run_id"], item, verdict)
+        return {"granted": granted, "denied": denied, "pending": []}
+
+    return grant
+
+
+def act_node(control_plane: ControlPlane) -> Node:
+    """Run the verified hand-over's action intents through the bus."""
+
+    def act(state: FenceState) -> dict[str, Any]:
+        verified = state.get("verified")
+        if verified is None:
+            return {"actions": []}
+        handover = Handover.model_validate(verified)
+        actions = [_act_one(control_plane, state, intent) for intent in handover.action_intents]
+        return {"actions": actions}
+
+    return act
+
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def _unsupported_dict(item: Unsupported) -> dict[str, Any]:
+    return {**item.to_dict(), "ledger_id": item.ledger_id}
+
+
+def _irreversible(
+    control_plane: ControlPlane, state: FenceState
+) -> list[tuple[ActionIntent, GrantRequest]]:
+    verified = state.get("verified")
+    if verified is None:
+        return []
+    out: list[tuple[ActionIntent, GrantRequest]] = []
+    for intent in Handover.model_validate(verified).action_intents:
+        try:
+            spec = control_plane.registry.get(intent.tool, intent.version)
+        except ToolNotFound:
+            continue  # the gate refuses unknown tools; nothing to grant
+        if spec.side_effect == "irreversible":
+            out.append(
+                (
+                    intent,
+                    GrantRequest.for_call(
+                        state["run_id"], spec.name, spec.version, intent.args, intent.depends_on
+                    ),
+                )
+            )
+    return out
+
+
+def _pending_payload(
+    control_plane: ControlPlane, state: FenceState, intent: ActionIntent, request: GrantRequest
+) -> dict[str, Any]:
+    """What a reviewer sees: the exact call and every claim it rests on, with verdicts
+    and the ledger spans that support them."""
+    handover = Handover.model_validate(state["verified"])
+    claims = [c for c in handover.claims if c.id in intent.depends_on]
+    spans: dict[str, str] = {}
+    ids = {
+        p.entailment.ledger_id
+        for c in claims
+        for p in c.propositions
+        if p.entailment and p.entailment.ledger_id
+    }
+    entries = control_plane.ledger.get_many(ids)
+    described: list[dict[str, Any]] = []
+    for claim in claims:
+        props: list[dict[str, Any]] = []
+        for prop in claim.propositions:
+            verdict = prop.entailment
+            span_text = None
+            if verdict and verdict.ledger_id in entries and verdict.span:
+                entry = entries[verdict.ledger_id]
+                span_text = entry.text[verdict.span[0] : verdict.span[1]]
+                spans[verdict.ledger_id] = entry.source
+            props.append(
+                {
+                    "id": prop.id,
+                    "text": prop.text,
+                    "verdict": verdict.model_dump(mode="json") if verdict else None,
+                    "evidence": span_text,
+                }
+            )
+        described.append(
+            {"id": claim.id, "type": claim.type, "text": claim.text, "propositions": props}
+        )
+    return {
+        "intent_id": intent.id,
+        "tool": request.tool,
+        "version": request.version,
+        "args": dict(request.args),
+        "args_sha256": request.args_sha256,
+        "depends_on": list(request.depends_on),
+        "claims": described,
+        "sources": spans,
+    }
+
+
+def _decision_for(decision: Any, intent_id: str) -> Mapping[str, Any]:
+    if isinstance(decision, Mapping) and isinstance(decision.get("decisions"), Mapping):
+        per_intent = decision["decisions"].get(intent_id)  # type: ignore[union-attr]
+        return per_intent if isinstance(per_intent, Mapping) else {}
+    return decision if isinstance(decision, Mapping) else {}
+
+
+def _request(run_id: str, item: Mapping[str, Any]) -> GrantRequest:
+    return GrantRequest.for_call(
+        run_id, item["tool"], item["version"], item["args"], item["depends_on"]
+    )
+
+
+def _issue(
+    control_plane: ControlPlane, run_id: str, item: Mapping[str, Any], verdict: Mapping[str, Any]
+) -> dict[str, Any]:
+    approver = str(verdict.get("approver") or "")
+    try:
+        grant = control_plane.grants.issue(run_id, _request(run_id, item), approver=approver)
+    except AssayError as exc:
+        return {"grant_id": None, "approver": approver, "refused": str(exc)}
+    return {"grant_id": grant.id, "approver": grant.approver, "via": grant.via}
+
+
+def _deny(
+    control_plane: ControlPlane, run_id: str, item: Mapping[str, Any], verdict: Mapping[str, Any]
+) -> dict[str, Any]:
+    record = {
+        "decision": "denied",
+        "intent_id": item["intent_id"],
+        "tool": item["tool"],
+        "version": item["version"],
+        "args_sha256": item["args_sha256"],
+        "approver": str(verdict.get("approver") or "unknown"),
+        "reason": str(verdict.get("reason") or "denied by the reviewer"),
+    }
+    entry = control_plane.ledger.append(
+        run_id,
+        kind="grant",
+        source=f"reviewer:{record['approver']}",
+        content=canonical_json(record).decode(),
+        metadata={"decision": "denied"},
+    )
+    return {**record, "ledger_id": entry.id}
+
+
+def _act_one(
+    control_plane: ControlPlane, state: FenceState, intent: ActionIntent
+) -> dict[str, Any]:
+    base = {
+        "intent_id": intent.id,
+        "tool": intent.tool,
+        "version": intent.version,
+        "args": dict(intent.args),
+    }
+    denied = state.get("denied", {}).get(intent.id)
+    if denied is not None:
+        return {
+            **base,
+            "status": "denied",
+            "approver": denied["approver"],
+            "reason": denied["reason"],
+        }
+    granted = state.get("granted", {}).get(intent.id, {})
+    if granted.get("refused"):
+        return {**base, "status": "not_run", "reason": granted["refused"]}
+    result = control_plane.bus.call(
+        state["run_id"],
+        intent.tool,
+        intent.args,
+        version=intent.version,
+        grant_id=granted.get("grant_id"),
+        call_id=f"{state['run_id']}/{intent.id}",
+        depends_on=intent.depends_on,
+    )
+    if result.ok:
+        return {
+            **base,
+            "status": "executed",
+            "grant_id": granted.get("grant_id"),
+            "approver": granted.get("approver"),
+            "ledger_id": result.ledger_id,
+            "output": result.output,
+        }
+    error = result.error.as_json() if result.error is not None else None
+    return {
+        **base,
+        "status": "failed",
+        "ledger_id": result.ledger_id,
+        "error": error,
+        "grant_id": granted.get("grant_id"),
+    }

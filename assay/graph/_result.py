@@ -1,0 +1,81 @@
+"""What a fenced run comes to: the records a caller reads from ``RunResult``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from assay.gate import Claim
+from assay.verifier._unsupported import Unsupported
+
+RunStatus = Literal["answered", "abstained", "awaiting_grant", "failed"]
+ActionStatus = Literal["executed", "denied", "failed", "not_run"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionRecord:
+    """One action intent and what became of it.
+
+    ``executed``: the bus ran it (``ledger_id`` is its ``tool_output``); ``denied``: a
+    reviewer refused the grant (``reason`` says why); ``failed``: the bus returned a
+    structured error (``error``); ``not_run``: its claims were not all entailed.
+    """
+
+    intent_id: str
+    tool: str
+    version: str | None
+    args: dict[str, Any]
+    status: ActionStatus
+    grant_id: str | None = None
+    approver: str | None = None
+    ledger_id: str | None = None
+    output: Any = None
+    error: dict[str, Any] | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingGrant:
+    """An irreversible call waiting for a reviewer: the call, and what it rests on."""
+
+    intent_id: str
+    tool: str
+    version: str
+    args: dict[str, Any]
+    args_sha256: str
+    depends_on: tuple[str, ...]
+    claims: tuple[dict[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "depends_on", tuple(self.depends_on))
+        object.__setattr__(self, "claims", tuple(self.claims))
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunResult:
+    """The outcome of a fenced run.
+
+    ``status`` is ``answered`` (every asserted proposition entailed, nothing left
+    open), ``abstained`` (evidence ran out: see ``unsupported``, ``errors`` and the
+    answer's "Not established" part), ``awaiting_grant`` (paused before an
+    irreversible call: see ``pending_grants``, then ``cp.resume``) or ``failed``
+    (the agent failed or never produced a hand-over the gate accepted; see
+    ``errors``). ``claims`` holds only verified claims, each proposition with its
+    ``entailment``; ``answer`` is composed from them alone.
+    """
+
+    run_id: str
+    thread_id: str
+    status: RunStatus
+    answer: str | None
+    claims: tuple[Claim, ...] = ()
+    unsupported: tuple[Unsupported, ...] = ()
+    pending_grants: tuple[PendingGrant, ...] = ()
+    actions: tuple[ActionRecord, ...] = ()
+    errors: tuple[dict[str, Any], ...] = field(default=())
+    rounds: int = 0
+
+    def __post_init__(self) -> None:
+        # Checkpoints store sequences as lists; a result read back is the same value.
+        for name in ("claims", "unsupported", "pending_grants", "actions", "errors"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))

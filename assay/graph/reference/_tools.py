@@ -1,0 +1,267 @@
+"""The reference application's tools: lexical search and exact passages over the
+run's documents, an arithmetic check, and the irreversible ``flag_invoice_line``.
+
+Agents reach these only through the bus, so every passage and every computed figure
+they cite is a ``tool_output`` entry in the ledger. Arithmetic is a tool on purpose:
+a derived amount (EUR 875.00 over the cap) appears in no document, and a claim may
+only cite evidence, so the computation itself must be evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from assay._search import Bm25Index
+from assay.errors import UsageError
+from assay.ledger import canonical_json, sha256_hex
+from assay.tool_bus import ToolRegistry, ToolSpec
+
+_PARAGRAPH = re.compile(r"\n\s*\n")
+CORPUS_PATTERN = "^crp_[0-9a-f]{16}$"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Passage:
+    document: str
+    index: int
+    text: str
+
+
+class DocumentStore:
+    """Corpora of the runs in this process, split into paragraphs, indexed with BM25."""
+
+    def __init__(self) -> None:
+        self._corpora: dict[str, list[Passage]] = {}
+        self._indexes: dict[str, Bm25Index] = {}
+        self._lock = threading.Lock()
+
+    def add(self, documents: Mapping[str, str]) -> str:
+        """Index ``documents`` (name -> text) and return their corpus id."""
+        if not documents:
+            raise UsageError("no documents to audit: pass a mapping of name to text or a folder")
+        corpus_id = "crp_" + sha256_hex(canonical_json(dict(documents)))[:16]
+        with self._lock:
+            if corpus_id not in self._corpora:
+                passages = [
+                    Passage(document=name, index=i, text=part.strip())
+                    for name, text in sorted(documents.items())
+                    for i, part in enumerate(_PARAGRAPH.split(text))
+                    if part.strip()
+                ]
+                self._corpora[corpus_id] = passages
+                self._indexes[corpus_id] = Bm25Index([p.text for p in passages])
+        return corpus_id
+
+    def search(self, corpus_id: str, query: str, k: int) -> list[dict[str, Any]]:
+        passages = self._passages(corpus_id)
+        return [
+            {
+                "document": passages[i].document,
+                "passage": passages[i].index,
+                "score": round(score, 4),
+                "preview": passages[i].text[:120],
+            }
+            for i, score in self._indexes[corpus_id].search(query, k)
+        ]
+
+    def passage(self, corpus_id: str, document: str, index: int) -> str:
+        for passage in self._passages(corpus_id):
+            if passage.document == document and passage.index == index:
+                return passage.text
+        raise LookupError(f"{document} has no passage {index}")
+
+    def _passages(self, corpus_id: str) -> list[Passage]:
+        if corpus_id not in self._corpora:
+            raise LookupError(f"unknown corpus {corpus_id}: documents are indexed per process")
+        return self._corpora[corpus_id]
+
+
+def load_documents(source: Mapping[str, str] | str | Path) -> dict[str, str]:
+    """Documents from a mapping, or every ``.md``/``.txt`` file of a folder."""
+    if isinstance(source, Mapping):
+        bad = [k for k, v in source.items() if not isinstance(k, str) or not isinstance(v, str)]
+        if bad:
+            raise UsageError(f"documents must map names to text; bad entries: {bad[:3]}")
+        return dict(source)
+    folder = Path(source)
+    if not folder.is_dir():
+        raise UsageError(f"no such folder of documents: {folder}")
+    files = sorted(p for p in folder.iterdir() if p.suffix in (".md", ".txt") and p.is_file())
+    docs = {p.name: p.read_text(encoding="utf-8") for p in files if p.name != "task.txt"}
+    if not docs:
+        raise UsageError(f"{folder} holds no .md or .txt documents")
+    return docs
+
+
+class Outbox:
+    """Where ``flag_invoice_line`` writes its flags: one JSON line each (the side
+    effect a grant protects; a real deployment would call its billing system)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        with self._lock, self.path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(dict(record), sort_keys=True) + "\n")
+
+    def read(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        return [json.loads(line) for line in self.path.read_text().splitlines() if line]
+
+
+def _money(value: float) -> str:
+    return f"EUR {value:,.2f}"
+
+
+def _rate(value: float) -> str:
+    return f"EUR {value:g}/h"
+
+
+def compute_overage(args: Mapping[str, Any]) -> str:
+    """A sentence stating how far a billed line is above its cap, or that it is within."""
+    line, hours = args["line"], float(args["hours"])
+    billed, cap = float(args["billed_rate"]), float(args["cap_rate"])
+    head = f"Line {line}: {hours:g} h at {_rate(billed)} against a cap of {_rate(cap)}"
+    if billed <= cap:
+        return f"{head} is within the cap."
+    over = billed - cap
+    return f"{head} is {_rate(over)} above the cap, {_money(over * hours)} over the cap in total."
+
+
+SEARCH = ToolSpec(
+    name="search_documents",
+    version="1.0.0",
+    side_effect="read_only",
+    description="BM25 search over the run's documents; returns passage locations.",
+    input_schema={
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["corpus", "query"],
+        "properties": {
+            "corpus": {"type": "string", "pattern": CORPUS_PATTERN},
+            "query": {"type": "string", "minLength": 1, "maxLength": 500},
+            "k": {"type": "integer", "minimum": 1, "maximum": 20},
+        },
+    },
+    output_schema={
+        "type": "object",
+        "required": ["hits"],
+        "additionalProperties": False,
+        "properties": {
+            "hits": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["document", "passage", "score", "preview"],
+                    "properties": {
+                        "document": {"type": "string"},
+                        "passage": {"type": "integer"},
+                        "score": {"type": "number"},
+                        "preview": {"type": "string"},
+                    },
+                },
+            }
+        },
+    },
+)
+READ = ToolSpec(
+    name="read_passage",
+    version="1.0.0",
+    side_effect="read_only",
+    description="The exact text of one passage of one of the run's documents.",
+    input_schema={
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["corpus", "document", "passage"],
+        "properties": {
+            "corpus": {"type": "string", "pattern": CORPUS_PATTERN},
+            "document": {"type": "string", "minLength": 1},
+            "passage": {"type": "integer", "minimum": 0},
+        },
+    },
+    output_schema={"type": "string"},
+)
+OVERAGE = ToolSpec(
+    name="compute_overage",
+    version="1.0.0",
+    side_effect="read_only",
+    description="How far an invoice line's hourly rate is above its cap, as a sentence.",
+    input_schema={
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["line", "hours", "billed_rate", "cap_rate"],
+        "properties": {
+            "line": {"type": "integer", "minimum": 1},
+            "hours": {"type": "number", "exclusiveMinimum": 0},
+            "billed_rate": {"type": "number", "exclusiveMinimum": 0},
+            "cap_rate": {"type": "number", "exclusiveMinimum": 0},
+        },
+    },
+    output_schema={"type": "string"},
+)
+FLAG = ToolSpec(
+    name="flag_invoice_line",
+    version="1.0.0",
+    side_effect="irreversible",
+    description="Flag an invoice line to the billing partner as billed above its cap.",
+    input_schema={
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["invoice", "line", "amount_over_cap", "reason"],
+        "properties": {
+            "invoice": {"type": "string", "pattern": "^INV-[0-9]+$"},
+            "line": {"type": "integer", "minimum": 1},
+            "amount_over_cap": {"type": "number", "exclusiveMinimum": 0},
+            "reason": {"type": "string", "minLength": 1, "maxLength": 500},
+        },
+    },
+    output_schema={
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["flag_id", "invoice", "line", "flagged_at"],
+        "properties": {
+            "flag_id": {"type": "string"},
+            "invoice": {"type": "string"},
+            "line": {"type": "integer"},
+            "flagged_at": {"type": "string"},
+        },
+    },
+)
+TOOLS = (SEARCH, READ, OVERAGE, FLAG)
+
+
+def register_tools(registry: ToolRegistry, store: DocumentStore, outbox: Outbox) -> None:
+    """Register the reference tools with handlers bound to ``store`` and ``outbox``."""
+
+    def search(args: Mapping[str, Any]) -> dict[str, Any]:
+        return {"hits": store.search(args["corpus"], args["query"], int(args.get("k", 5)))}
+
+    def read(args: Mapping[str, Any]) -> str:
+        return store.passage(args["corpus"], args["document"], int(args["passage"]))
+
+    def flag(args: Mapping[str, Any]) -> dict[str, Any]:
+        flag_id = "flag_" + sha256_hex(canonical_json(dict(args)))[:12]
+        record = {
+            "flag_id": flag_id,
+            "invoice": args["invoice"],
+            "line": args["line"],
+            "flagged_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        outbox.write(
+            {**record, "amount_over_cap": args["amount_over_cap"], "reason": args["reason"]}
+        )
+        return record
+
+    registry.register(SEARCH, search)
+    registry.register(READ, read)
+    registry.register(OVERAGE, compute_overage)
+    registry.register(FLAG, flag)

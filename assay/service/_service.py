@@ -1,0 +1,132 @@
+"""Running the fenced reference graph for a service: start, pause for a grant,
+resume — possibly in another process, since the checkpoints live in the database.
+
+Nothing here is module-global: every call works on the control plane it is given,
+so a web service can hold one control plane per process and serve many threads.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command
+
+from assay.errors import RunError, UsageError
+from assay.graph._fence import build_result
+from assay.graph._result import RunResult
+from assay.graph.reference import load_documents
+from assay.graph.reference._inject import check_injection
+
+if TYPE_CHECKING:
+    from assay.control_plane import ControlPlane
+
+AGENTS = ("rules",)
+
+
+class UnknownThread(UsageError):
+    """A thread id with no run behind it."""
+
+
+class ThreadInUse(UsageError):
+    """A thread id that already holds a run; resume it or choose another id."""
+
+
+def run(
+    cp: ControlPlane,
+    task: str,
+    documents: Mapping[str, str] | str | Path,
+    *,
+    thread_id: str | None = None,
+    agents: str = "rules",
+    inject: str | None = None,
+    seed: int = 0,
+) -> RunResult:
+    """Start a fenced run of the reference graph and return where it stands."""
+    if not isinstance(task, str) or not task.strip():
+        raise UsageError("task must be a non-empty string")
+    _check_agents(agents)
+    check_injection(inject)
+    docs = load_documents(documents)
+    app = cp.reference
+    graph = app.graph()
+    thread_id = thread_id or "thr_" + secrets.token_hex(12)
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    if graph.get_state(config).values:
+        raise ThreadInUse(f"thread {thread_id!r} already holds a run; resume it instead")
+    corpus = app.store.add(docs)
+    run_id = cp.ledger.start_run(
+        metadata={
+            "thread_id": thread_id,
+            "agents": agents,
+            "inject": inject,
+            "seed": seed,
+            "documents": sorted(docs),
+            "corpus": corpus,
+        }
+    )
+    graph.invoke(
+        {
+            "task": task,
+            "run_id": run_id,
+            "context": {"corpus": corpus, "inject": inject, "seed": seed},
+        },
+        config,
+    )
+    return _result(graph, config)
+
+
+def resume(cp: ControlPlane, thread_id: str, decision: Mapping[str, Any]) -> RunResult:
+    """Continue a paused run with a reviewer's decision; a finished run is returned
+    as it ended, and nothing runs twice."""
+    _check_decision(decision)
+    graph = cp.reference.graph()
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    snapshot = graph.get_state(config)
+    if not snapshot.values:
+        raise UnknownThread(f"no run on thread {thread_id!r}")
+    if snapshot.next:
+        graph.invoke(Command(resume=dict(decision)), config)
+    return _result(graph, config)
+
+
+def _result(graph: Any, config: RunnableConfig) -> RunResult:
+    snapshot = graph.get_state(config)
+    values = snapshot.values
+    result = values.get("result")
+    if isinstance(result, RunResult):
+        return result
+    if snapshot.next:
+        return build_result(values)
+    raise RunError("the graph stopped without a result")  # pragma: no cover
+
+
+def _check_agents(agents: str) -> None:
+    if agents in AGENTS:
+        return
+    model = os.environ.get("ASSAY_MODEL")
+    raise UsageError(
+        f"agents={agents!r} is not available: the built-in agents are {', '.join(AGENTS)}"
+        + (
+            f" (ASSAY_MODEL={model!r} is set, but chat-model agents are not shipped yet)"
+            if model
+            else ""
+        )
+    )
+
+
+def _check_decision(decision: Mapping[str, Any]) -> None:
+    if not isinstance(decision, Mapping):
+        raise UsageError("a decision is a mapping: {'approve': bool, 'approver': name}")
+    per_intent = decision.get("decisions")
+    items = per_intent.values() if isinstance(per_intent, Mapping) else [decision]
+    for item in items:
+        if not isinstance(item, Mapping) or not isinstance(item.get("approve"), bool):
+            raise UsageError("each decision needs 'approve': true or false")
+        approver = item.get("approver")
+        if not isinstance(approver, str) or not approver.strip():
+            raise UsageError("each decision needs a non-empty 'approver' naming the reviewer")

@@ -1,0 +1,80 @@
+"""The typed tool bus: versioned schema registry, validated calls, structured errors,
+grants bound to the exact call, policy rules, payload validators, LangChain tools."""
+
+from assay.tool_bus._bus import DEFAULT_TIMEOUT_S, ToolBus
+from assay.tool_bus._diff import (
+    DiffCode,
+    PreCheck,
+    check_unified_diff,
+    diff_precheck,
+    diff_problems,
+)
+from assay.tool_bus._errors import (
+    GrantRefused,
+    InvalidCall,
+    InvalidPolicy,
+    InvalidToolSpec,
+    RegistryConflict,
+    ToolBusError,
+    ToolNotFound,
+    UnknownGrant,
+)
+from assay.tool_bus._grants import Grants
+from assay.tool_bus._policy import Condition, Policy, Rule, load_policy
+from assay.tool_bus._records import (
+    ClaimStatus,
+    ClaimStatusSource,
+    EntailmentLabel,
+    ErrorCode,
+    ErrorDetail,
+    Grant,
+    GrantRequest,
+    ToolError,
+    ToolResult,
+    args_sha256,
+)
+from assay.tool_bus._registry import Handler, RegistryView, ToolRegistry
+from assay.tool_bus._spec import SIDE_EFFECTS, SideEffect, ToolSpec
+from assay.tool_bus._validation import argument_errors, json_problems, output_errors
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "SIDE_EFFECTS",
+    "ClaimStatus",
+    "ClaimStatusSource",
+    "Condition",
+    "DiffCode",
+    "EntailmentLabel",
+    "ErrorCode",
+    "ErrorDetail",
+    "Grant",
+    "GrantRefused",
+    "GrantRequest",
+    "Grants",
+    "Handler",
+    "InvalidCall",
+    "InvalidPolicy",
+    "InvalidToolSpec",
+    "Policy",
+    "PreCheck",
+    "RegistryConflict",
+    "RegistryView",
+    "Rule",
+    "SideEffect",
+    "ToolBus",
+    "ToolBusError",
+    "ToolError",
+    "ToolNotFound",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSpec",
+    "UnknownGrant",
+    "args_sha256",
+    "argument_errors",
+    "check_unified_diff",
+    "diff_precheck",
+    "diff_problems",
+    "json_problems",
+    "load_policy",
+    "output_errors",
+]

@@ -1,0 +1,54 @@
+"""``assay tools``: what the registry holds in the database.
+
+Handlers live in the processes that register them, so these commands show specs
+only: every ``name@version`` stored, and one spec in full. ``assay.cli`` adds this
+sub-app at its end, after its own helpers exist; ``tools_app`` is created before
+those helpers are imported, so either module may be imported first.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+tools_app = typer.Typer(no_args_is_help=True, help="The versioned tool registry.")
+
+from assay.cli import DbOption, console, handles_errors, open_plane  # noqa: E402
+
+
+@tools_app.command("list")
+@handles_errors
+def tools_list(db: DbOption = None) -> None:
+    """List every registered name@version with its side effect and spec hash
+    (``tools show`` gives the full spec and when it was registered)."""
+    with open_plane(db) as cp:
+        table = Table(title="tools")
+        for column in ("name", "version", "side effect", "sha256", "description"):
+            exact = column != "description"
+            table.add_column(column, no_wrap=exact, overflow="fold" if exact else "ellipsis")
+        for spec in cp.registry.list():
+            table.add_row(spec.name, spec.version, spec.side_effect, spec.sha256[:12],
+                          spec.description)
+        console.print(table)
+
+
+@tools_app.command("show")
+@handles_errors
+def tools_show(
+    ref: Annotated[str, typer.Argument(help="NAME or NAME@VERSION (default: the latest).")],
+    db: DbOption = None,
+) -> None:
+    """Print one spec as JSON, with its hash and registration time."""
+    name, _, version = ref.partition("@")
+    with open_plane(db) as cp:
+        spec = cp.registry.get(name, version or None)
+        shown = {
+            **spec.as_json(),
+            "sha256": spec.sha256,
+            "registered_at": cp.registry.registered_at(spec.name, spec.version).isoformat(),
+            "versions": cp.registry.versions(spec.name),
+        }
+    console.print_json(json.dumps(shown))

@@ -1,0 +1,147 @@
+"""Declarative auto-approval rules, loaded from YAML or JSON.
+
+A rule names a tool (and optionally a version) and conditions on the call's
+arguments: equality (``eq``), enums (``in``) and bounds (``lt``, ``le``, ``gt``,
+``ge``). A rule only ever *proposes* a grant: the grant is issued through the
+same path as a human's, so every claim the call depends on must still be
+verified as entailed. The evaluator is plain code over parsed data; nothing is
+ever passed to ``eval``. ::
+
+    rules:
+      - name: small-flags
+        tool: flag_invoice_line
+        claims: all_entailed
+        args:
+          amount_over_cap: {le: 500}
+          currency: {in: [EUR, USD]}
+        ttl_s: 300
+
+An argument is named by its top-level key or by a JSON pointer (``/line/amount``).
+A missing argument, or a bound applied to a non-number, fails the condition.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from assay.ledger import canonical_json
+from assay.tool_bus._errors import InvalidPolicy
+
+__all__ = ["Condition", "Policy", "Rule", "load_policy"]
+
+_MISSING = object()
+
+
+class Condition(BaseModel):
+    """Conditions on one argument; every condition given must hold."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    eq: JsonValue = None
+    in_: list[JsonValue] | None = Field(default=None, alias="in")
+    lt: float | None = None
+    le: float | None = None
+    gt: float | None = None
+    ge: float | None = None
+
+    def holds(self, value: object) -> bool:
+        if value is _MISSING:
+            return False
+        if "eq" in self.model_fields_set and not _same(value, self.eq):
+            return False
+        if self.in_ is not None and not any(_same(value, v) for v in self.in_):
+            return False
+        return self._bounds_hold(value)
+
+    def _bounds_hold(self, value: object) -> bool:
+        bounds = (self.lt, self.le, self.gt, self.ge)
+        if all(b is None for b in bounds):
+            return True
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        number = float(value)
+        return (
+            (self.lt is None or number < self.lt)
+            and (self.le is None or number <= self.le)
+            and (self.gt is None or number > self.gt)
+            and (self.ge is None or number >= self.ge)
+        )
+
+
+class Rule(BaseModel):
+    """Approve calls of ``tool`` whose arguments meet ``args`` (claims permitting)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    tool: str
+    version: str | None = None
+    claims: Literal["all_entailed"] = "all_entailed"
+    args: dict[str, Condition] = Field(default_factory=dict[str, Condition])
+    ttl_s: float = Field(default=300.0, gt=0, le=86_400)
+
+    def matches(self, tool: str, version: str, args: Mapping[str, Any]) -> bool:
+        if tool != self.tool or (self.version is not None and version != self.version):
+            return False
+        return all(cond.holds(_lookup(args, key)) for key, cond in self.args.items())
+
+
+class Policy(BaseModel):
+    """An ordered list of rules; the first rule whose grant is issued wins."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rules: list[Rule] = Field(default_factory=list[Rule])
+
+
+def load_policy(source: str | Path | Mapping[str, Any] | Policy) -> Policy:
+    """A :class:`Policy` from a YAML/JSON file path, a mapping, or a Policy."""
+    if isinstance(source, Policy):
+        return source
+    data: object = source
+    if isinstance(source, str | Path):
+        path = Path(source)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InvalidPolicy(f"cannot read policy file {path}: {exc}") from exc
+        try:
+            data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        except (ValueError, yaml.YAMLError) as exc:
+            raise InvalidPolicy(f"policy file {path} does not parse: {exc}") from exc
+    try:
+        return Policy.model_validate(data)
+    except ValidationError as exc:
+        lines = [f"{'/'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
+        raise InvalidPolicy("invalid policy: " + "; ".join(lines)) from None
+
+
+def _lookup(args: Mapping[str, Any], key: str) -> object:
+    if not key.startswith("/"):
+        return args.get(key, _MISSING)
+    node: object = args
+    for raw in key[1:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = cast(list[Any], node)[int(part)]
+        else:
+            return _MISSING
+    return node
+
+
+def _same(a: object, b: object) -> bool:
+    """JSON equality: ``1 == 1.0`` but ``True != 1`` and ``"5" != 5``."""
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    try:
+        return canonical_json(a) == canonical_json(b)
+    except (TypeError, ValueError):
+        return False

@@ -1,0 +1,198 @@
+"""The versioned tool registry: specs in the database, handlers in the process.
+
+A row per ``name@version`` holds the canonical spec JSON and its sha256; the
+database refuses to update or delete it. Registering the same spec again is a
+no-op, a different spec under the same ``name@version`` is a
+:class:`RegistryConflict`. Specs are cached by ``name@version`` because they never
+change; "latest" is looked up in the database each time, since another process may
+have registered a newer version.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import semver
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+
+from assay._db import write_transaction
+from assay.tool_bus import _tables as t
+from assay.tool_bus._diff import PreCheck
+from assay.tool_bus._errors import InvalidToolSpec, RegistryConflict, ToolNotFound
+from assay.tool_bus._spec import ToolSpec
+
+__all__ = ["Handler", "RegistryView", "ToolRegistry"]
+
+#: A tool's implementation: the validated arguments as one dict in, the output out
+#: (a plain function or an ``async def``).
+Handler = Callable[[dict[str, Any]], Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Binding:
+    """What this process runs for one ``name@version``."""
+
+    handler: Handler
+    timeout_s: float | None
+    precheck: PreCheck | None
+
+
+class ToolRegistry:
+    """Registers specs (persisted) and binds handlers (in this process)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._specs: dict[tuple[str, str], ToolSpec] = {}
+        self._bindings: dict[tuple[str, str], Binding] = {}
+        self._lock = threading.Lock()
+
+    def register(
+        self,
+        spec: ToolSpec,
+        handler: Handler,
+        *,
+        timeout_s: float | None = None,
+        precheck: PreCheck | None = None,
+    ) -> ToolSpec:
+        """Store ``spec`` (once) and bind ``handler`` to it in this process.
+
+        ``timeout_s`` overrides the bus's timeout for this tool; ``precheck`` runs on
+        the validated arguments before any grant check or handler.
+        """
+        if not isinstance(spec, ToolSpec):
+            raise InvalidToolSpec([f"expected a ToolSpec, got {type(spec).__name__}"])
+        if not callable(handler):
+            raise InvalidToolSpec([f"the handler for {spec.ref} is not callable"])
+        if timeout_s is not None and not timeout_s > 0:
+            raise InvalidToolSpec([f"timeout_s for {spec.ref} must be positive"])
+        self._store(spec)
+        binding = Binding(handler=handler, timeout_s=timeout_s, precheck=precheck)
+        with self._lock:
+            bound = self._bindings.setdefault((spec.name, spec.version), binding)
+        if bound is not binding and bound != binding:
+            raise RegistryConflict(f"{spec.ref} already has another handler in this process")
+        return spec
+
+    def _store(self, spec: ToolSpec) -> None:
+        existing = self._row(spec.name, spec.version)
+        if existing is None:
+            try:
+                with write_transaction(self._engine) as conn:
+                    conn.execute(t.registry.insert().values(
+                        name=spec.name, version=spec.version, spec_json=spec.canonical,
+                        spec_sha256=spec.sha256, registered_at=datetime.now(UTC),
+                    ))
+            except IntegrityError:
+                existing = self._row(spec.name, spec.version)  # registered concurrently
+        if existing is not None and existing.spec_sha256 != spec.sha256:
+            stored = ToolSpec.from_json(existing.spec_json)
+            fields = [k for k, v in spec.as_json().items() if stored.as_json()[k] != v]
+            raise RegistryConflict(
+                f"{spec.ref} is already registered with a different spec "
+                f"(differs in {', '.join(fields)}); publish a new version instead"
+            )
+        with self._lock:
+            self._specs.setdefault((spec.name, spec.version), spec)
+
+    def get(self, name: str, version: str | None = None) -> ToolSpec:
+        """The spec of ``name@version``, or of the latest version of ``name``."""
+        if not isinstance(name, str) or not (version is None or isinstance(version, str)):
+            raise ToolNotFound(f"no tool named {name!r}", code="unknown_tool")
+        if version is None:
+            versions = self.versions(name)
+            if not versions:
+                raise self._not_found(name, None)
+            version = versions[-1]
+        cached = self._specs.get((name, version))
+        if cached is not None:
+            return cached
+        row = self._row(name, version)
+        if row is None:
+            raise self._not_found(name, version)
+        spec = ToolSpec.from_json(row.spec_json)
+        with self._lock:
+            return self._specs.setdefault((name, version), spec)
+
+    def versions(self, name: str) -> list[str]:
+        """Every registered version of ``name``, oldest first (semver order)."""
+        if not isinstance(name, str):
+            return []
+        with self._engine.connect() as conn:
+            found = conn.execute(
+                sa.select(t.registry.c.version).where(t.registry.c.name == name)
+            ).scalars().all()
+        return sorted(found, key=semver.Version.parse)
+
+    def list(self) -> list[ToolSpec]:
+        """Every registered ``name@version``, by name, then semver."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(sa.select(t.registry.c.name, t.registry.c.version)).all()
+        ordered = sorted(rows, key=lambda r: (r.name, semver.Version.parse(r.version)))
+        return [self.get(r.name, r.version) for r in ordered]
+
+    def registered_at(self, name: str, version: str) -> datetime:
+        """When ``name@version`` was first registered."""
+        row = self._row(name, version)
+        if row is None:
+            raise self._not_found(name, version)
+        stamp: datetime = row.registered_at
+        return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)
+
+    def binding(self, name: str, version: str) -> Binding | None:
+        """The handler this process has for ``name@version``, if any."""
+        return self._bindings.get((name, version))
+
+    def is_async(self, name: str, version: str) -> bool:
+        found = self._bindings.get((name, version))
+        return found is not None and inspect.iscoroutinefunction(found.handler)
+
+    def view(self) -> RegistryView:
+        """A read-only view for agents: look up and list, never register."""
+        return RegistryView(self)
+
+    def _row(self, name: str, version: str) -> Any:
+        with self._engine.connect() as conn:
+            return conn.execute(sa.select(t.registry).where(
+                t.registry.c.name == name, t.registry.c.version == version
+            )).first()
+
+    def _not_found(self, name: str, version: str | None) -> ToolNotFound:
+        versions = self.versions(name)
+        if versions:
+            close = difflib.get_close_matches(str(version), versions, n=3, cutoff=0.0)
+            return ToolNotFound(
+                f"{name} has no version {version!r}; registered: {', '.join(versions)}",
+                code="unknown_version", suggestions=close,
+            )
+        with self._engine.connect() as conn:
+            names = conn.execute(sa.select(t.registry.c.name).distinct()).scalars().all()
+        close = difflib.get_close_matches(str(name), list(names), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        return ToolNotFound(f"no tool named {name!r}{hint}", code="unknown_tool",
+                            suggestions=close)
+
+
+class RegistryView:
+    """What an agent may see of the registry: specs, never handlers or registration."""
+
+    __slots__ = ("_registry",)
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self._registry = registry
+
+    def get(self, name: str, version: str | None = None) -> ToolSpec:
+        return self._registry.get(name, version)
+
+    def list(self) -> list[ToolSpec]:
+        return self._registry.list()
+
+    def versions(self, name: str) -> list[str]:
+        return self._registry.versions(name)

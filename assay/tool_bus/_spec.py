@@ -1,0 +1,168 @@
+"""``ToolSpec``: what a tool is, in a form that can be hashed, stored and compared.
+
+A spec is immutable: its schemas are deep-frozen copies (mappings become read-only
+``MappingProxyType``, lists become tuples), so nobody can change a registered
+schema from under the validators compiled for it. ``as_json()`` gives plain dicts
+and lists back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any, Literal, cast, get_args
+
+import rfc8785
+import semver
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from assay.ledger import canonical_json, sha256_hex
+from assay.tool_bus._errors import InvalidToolSpec
+
+__all__ = ["SIDE_EFFECTS", "SideEffect", "ToolSpec", "freeze", "loads_canonical", "thaw"]
+
+SideEffect = Literal["read_only", "reversible", "irreversible"]
+SIDE_EFFECTS: frozenset[str] = frozenset(get_args(SideEffect))
+
+#: Names a tool-calling chat model accepts as a function name.
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+_SAFE_INT = 2**53 - 1
+
+
+def _number(text: str) -> int | float:
+    value = int(text)
+    return value if -_SAFE_INT <= value <= _SAFE_INT else float(text)
+
+
+def loads_canonical(text: str | bytes) -> Any:
+    """Parse RFC 8785 JSON back so that it canonicalises again to the same bytes.
+
+    RFC 8785 writes ``1e20`` as ``100000000000000000000``; read as a Python int that
+    would fall outside the safe integer range and no longer canonicalise, so
+    integers beyond ±(2**53-1) are read back as the floats they were.
+    """
+    return json.loads(text, parse_int=_number)
+
+
+def freeze(value: Any) -> Any:
+    """A deep, read-only copy of a JSON value."""
+    if isinstance(value, Mapping):
+        items = cast(Mapping[Any, Any], value).items()
+        return MappingProxyType({k: freeze(v) for k, v in items})
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in cast(list[Any], value))
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Plain dicts and lists again, from what :func:`freeze` made."""
+    if isinstance(value, Mapping):
+        items = cast(Mapping[Any, Any], value).items()
+        return {k: thaw(v) for k, v in items}
+    if isinstance(value, tuple | list):
+        return [thaw(v) for v in cast(tuple[Any, ...], value)]
+    return value
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A versioned tool contract: names, semver, both JSON Schemas (2020-12) and the
+    kind of side effect. Construction checks everything and raises
+    :class:`InvalidToolSpec` listing every problem."""
+
+    name: str
+    version: str
+    description: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any] | bool
+    side_effect: SideEffect
+
+    def __post_init__(self) -> None:
+        problems = _problems(self)
+        if problems:
+            raise InvalidToolSpec(problems)
+        object.__setattr__(self, "input_schema", freeze(self.input_schema))
+        object.__setattr__(self, "output_schema", freeze(self.output_schema))
+
+    def __hash__(self) -> int:
+        return hash(self.sha256)
+
+    @property
+    def ref(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+    def as_json(self) -> dict[str, Any]:
+        """The spec as plain JSON data (what the registry stores, canonicalised)."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "description": self.description,
+            "input_schema": thaw(self.input_schema),
+            "output_schema": thaw(self.output_schema),
+            "side_effect": self.side_effect,
+        }
+
+    @cached_property
+    def canonical(self) -> str:
+        """RFC 8785 canonical JSON of :meth:`as_json`: the registry's stored bytes."""
+        return canonical_json(self.as_json()).decode("utf-8")
+
+    @cached_property
+    def sha256(self) -> str:
+        return sha256_hex(self.canonical.encode("utf-8"))
+
+    @classmethod
+    def from_json(cls, text: str) -> ToolSpec:
+        data = loads_canonical(text)
+        return cls(**data)
+
+
+def _problems(spec: ToolSpec) -> list[str]:
+    problems: list[str] = []
+    if not isinstance(spec.name, str) or not _NAME.fullmatch(spec.name):
+        problems.append(
+            f"name {spec.name!r} must be 1-64 characters of letters, digits, _ or -, "
+            "starting with a letter"
+        )
+    if not isinstance(spec.version, str) or len(spec.version) > 64 or not (
+        semver.Version.is_valid(spec.version)
+    ):
+        problems.append(f"version {spec.version!r} is not a semantic version (MAJOR.MINOR.PATCH)")
+    if not isinstance(spec.description, str) or not spec.description.strip():
+        problems.append("description must be a non-empty string")
+    if spec.side_effect not in SIDE_EFFECTS:
+        problems.append(
+            f"side_effect {spec.side_effect!r} must be one of {', '.join(sorted(SIDE_EFFECTS))}"
+        )
+    problems += _schema_problems("input_schema", spec.input_schema, need_object=True)
+    problems += _schema_problems("output_schema", spec.output_schema, need_object=False)
+    return problems
+
+
+def _schema_problems(field: str, schema: object, *, need_object: bool) -> list[str]:
+    plain = thaw(schema)
+    if need_object and not (isinstance(plain, dict) and plain.get("type") == "object"):
+        return [f"{field} must be a JSON Schema with \"type\": \"object\" (arguments are one dict)"]
+    if not isinstance(plain, dict | bool):
+        return [f"{field} must be a JSON Schema (an object or a boolean)"]
+    if isinstance(plain, dict) and plain.get("$schema", _DIALECT) != _DIALECT:
+        return [f"{field} declares $schema {plain['$schema']!r}; only {_DIALECT} is accepted"]
+    try:
+        canonical_json(plain)
+    except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
+        return [f"{field} is not expressible as canonical JSON: {exc}"]
+    try:
+        Draft202012Validator.check_schema(plain)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        return [f"{field} is not valid JSON Schema 2020-12 at /{where}: {exc.message}"]
+    return []
