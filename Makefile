@@ -19,22 +19,23 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/assay demo
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/assay demo --approve
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
-	$(BIN)/ruff check assay migrations tests benchmarks
+	$(BIN)/ruff check assay migrations tests benchmarks examples
 	$(BIN)/pyright
 
 lint: $(STAMP)
-	$(BIN)/ruff check assay migrations tests benchmarks
+	$(BIN)/ruff check assay migrations tests benchmarks examples
 	$(BIN)/ruff format --check assay migrations tests benchmarks
 
 typecheck: $(STAMP)
 	$(BIN)/pyright
 
 bench: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python benchmarks/ledger.py
+	for b in ledger tool_bus gate verifier_speed graph_overhead; do \
+		HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python benchmarks/$$b.py || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache assay.db assay.db-wal assay.db-shm

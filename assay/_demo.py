@@ -8,6 +8,9 @@ resumes it), the executed action, and finally the over-cap run's audit.
 
 from __future__ import annotations
 
+import json
+from typing import Any, cast
+
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
@@ -16,6 +19,7 @@ from rich.text import Text
 from assay.control_plane import ControlPlane
 from assay.graph import RunResult
 from assay.graph.reference import cases
+from assay.ledger import LedgerEntry
 
 DEMO_CASES = ("compliant", "over_cap", "small_overage", "uncovered_rate")
 
@@ -87,6 +91,50 @@ def _evidence_table(cp: ControlPlane, result: RunResult, console: Console) -> No
     console.print(table)
 
 
+def render_audit(cp: ControlPlane, run_id: str, console: Console) -> None:
+    """A run's claims as audited: each proposition's verdict and the exact ledger span
+    it rests on, then its grants and actions, then the full manifest."""
+    from assay.gate._cli import render_manifest
+
+    verdicts = [
+        v
+        for v in map(_verifier_record, cp.ledger.entries(run_id, kinds=["verdict"]))
+        if v is not None
+    ]
+    entries = cp.ledger.get_many(v["ledger_id"] for v in verdicts if v.get("ledger_id"))
+    table = Table(
+        "claim", "proposition", "entailment", "score", "evidence span", title=f"claims of {run_id}"
+    )
+    for verdict in verdicts:
+        span_text = ""
+        entry = entries.get(verdict.get("ledger_id") or "")
+        if entry is not None and verdict.get("span"):
+            start, end = verdict["span"]
+            span_text = f"{entry.id}[{start}:{end}] “{' '.join(entry.text[start:end].split())}”"
+        table.add_row(
+            str(verdict["claim_id"]),
+            str(verdict["proposition"]),
+            str(verdict["label"]),
+            f"{float(verdict['score']):.2f}",
+            span_text or str(verdict.get("reason", "")),
+        )
+    console.print(table)
+    render_manifest(cp.manifest(run_id), console)
+
+
+def _verifier_record(entry: LedgerEntry) -> dict[str, Any] | None:
+    """A verdict entry written by the verifier, or None for any other content (the
+    ledger accepts records from anyone; the audit shows the verifier's own)."""
+    try:
+        body = json.loads(entry.text)
+    except ValueError:
+        return None
+    needed = ("claim_id", "proposition", "label", "score")
+    if not isinstance(body, dict) or any(k not in body for k in needed):
+        return None
+    return cast(dict[str, Any], body)
+
+
 def run_demo(
     cp: ControlPlane, console: Console, *, approve: bool | None, approver: str = "demo-reviewer"
 ) -> dict[str, RunResult]:
@@ -103,9 +151,7 @@ def run_demo(
         results[name] = result
     flagged = results["over_cap"]
     console.rule(f"[bold]audit[/] of the over-cap run {flagged.run_id}")
-    from assay.gate._cli import render_manifest
-
-    render_manifest(cp.manifest(flagged.run_id), console)
+    render_audit(cp, flagged.run_id, console)
     report = cp.ledger.verify()
     console.print(
         f"ledger chain: {'[green]ok' if report.ok else '[red]broken'}[/], "

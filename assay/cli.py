@@ -17,7 +17,7 @@ from rich.table import Table
 from assay import _db
 from assay.control_plane import ControlPlane
 from assay.errors import AssayError, UsageError
-from assay.gate._cli import gate_app, render_manifest
+from assay.gate._cli import gate_app
 from assay.ledger import LedgerEntry
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
@@ -211,13 +211,15 @@ def audit_command(
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
 ) -> None:
-    """Show a run's manifest: phases, artifacts, gate decisions, verdicts, grants, calls."""
+    """Show a run's claims with their evidence spans and entailment, then its manifest:
+    phases, artifacts, gate decisions, verdicts, grants, tool calls and errors."""
+    from assay._demo import render_audit
+
     with open_plane(db) as cp:
-        manifest = cp.manifest(run)
-    if as_json:
-        typer.echo(manifest.to_json())
-    else:
-        render_manifest(manifest, console)
+        if as_json:
+            typer.echo(cp.manifest(run).to_json())
+        else:
+            render_audit(cp, run, console)
 
 
 def _columns(table: Table, *names: str) -> None:

@@ -122,7 +122,9 @@ def _begin(control_plane: ControlPlane) -> _ConfiguredNode:
     def begin(state: FenceState, config: RunnableConfig) -> dict[str, Any]:
         thread_id = str(config.get("configurable", {}).get("thread_id", ""))
         run_id = state.get("run_id")
-        if not run_id:
+        previous = state.get("result")
+        if not run_id or (previous is not None and previous.run_id == run_id):
+            # A thread invoked again with a new task starts a new run.
             run_id = control_plane.ledger.start_run(metadata={"thread_id": thread_id})
         control_plane.ledger.append(
             run_id, kind="human_fact", source="user:task", content=state.get("task", "")
@@ -132,6 +134,7 @@ def _begin(control_plane: ControlPlane) -> _ConfiguredNode:
             "thread_id": thread_id,
             "round": 0,
             "feedback": [],
+            "failure": None,
             "granted": {},
             "denied": {},
             "pending": [],
@@ -236,9 +239,17 @@ def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunRe
         unsupported=unsupported,
         pending_grants=pending,
         actions=tuple(_action(a) for a in state.get("actions", [])),
-        errors=tuple(state.get("gate_errors", [])),
+        errors=tuple(_errors(state)),
         rounds=state.get("round", 0),
     )
+
+
+def _errors(state: FenceState) -> list[dict[str, Any]]:
+    errors = list(state.get("gate_errors", []))
+    failure = state.get("failure")
+    if failure:
+        errors.append({"code": "agent_failed", "path": "$", "message": failure})
+    return errors
 
 
 def _status(
