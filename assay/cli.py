@@ -179,12 +179,16 @@ def run_command(
     inject: Annotated[
         str | None, typer.Option(help="Make the agents hallucinate on purpose (a class name).")
     ] = None,
+    agents: Annotated[
+        str, typer.Option(help="'rules' (offline, exact) or 'llm' (the ASSAY_MODEL chat model).")
+    ] = "rules",
 ) -> None:
     """Run the fenced reference graph on your own documents."""
     from assay._demo import render_result
 
     with open_plane(db) as cp:
-        render_result(cp, cp.run(task, docs, thread_id=thread, inject=inject), console)
+        result = cp.run(task, docs, thread_id=thread, inject=inject, agents=agents)
+        render_result(cp, result, console)
 
 
 @app.command("resume")
@@ -249,3 +253,7 @@ def main() -> None:
 from assay.tool_bus._cli import tools_app  # noqa: E402  (it imports the helpers above)
 
 app.add_typer(tools_app, name="tools")
+
+from assay.verifier._cli import app as verifier_app  # noqa: E402
+
+app.add_typer(verifier_app, name="verifier")

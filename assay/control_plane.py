@@ -19,7 +19,7 @@ from assay.graph._result import RunResult
 from assay.ledger import DEFAULT_MAX_CONTENT_BYTES, Ledger
 from assay.service import _service as service
 from assay.tool_bus import Grants, Policy, ToolBus, ToolRegistry
-from assay.verifier import InMemoryEntailmentCache, Verifier
+from assay.verifier import SqlEntailmentCache, Verifier
 from assay.verifier._ledger_verifier import LedgerVerifier, NLIModel
 from assay.verifier._reworded import RewordedUnsupportedCheck
 
@@ -57,7 +57,7 @@ class ControlPlane:
         self.gate = Gate(self.ledger, registry=self.registry)
         self.verifier = LedgerVerifier(
             self.ledger,
-            cache=InMemoryEntailmentCache(),
+            cache=SqlEntailmentCache(engine),
             model_loader=(lambda: nli) if nli is not None else Verifier.default,
         )
         # Grants read claim status from the verifier's verdicts in the ledger, and the

@@ -9,6 +9,7 @@ author can fix everything in one more turn.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -195,9 +196,14 @@ def _raw_agent(raw: object) -> str | None:
     return _clean(agent) if isinstance(agent, str) and agent.strip() else None
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _clean(text: str) -> str:
-    """``text``, with anything UTF-8 cannot encode (lone surrogates) escaped visibly."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    """``text``, with anything UTF-8 cannot encode (lone surrogates) and control
+    characters (which no ledger source may hold) escaped visibly."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
 def _pointer(pointer: str) -> Sequence[str | int]:

@@ -45,10 +45,11 @@ Writer = Callable[[Sequence[Claim], Sequence[Unsupported], Handover | None], str
 def compose_answer(
     claims: Sequence[Claim], unsupported: Sequence[Unsupported], handover: Handover | None
 ) -> str:
-    """The default writer: verified claims with their evidence, then what is unknown.
+    """The default writer: verified claims with their evidence, the author's
+    Conjectures labelled as such, then what is not established.
 
-    It only ever repeats verified claim texts, so the answer says nothing the ledger
-    does not support; an empty answer becomes an explicit "I don't know".
+    It only asserts verified claim texts, so the answer states nothing the ledger
+    does not support; an answer with no verified claim opens with "I don't know".
     """
     lines: list[str] = []
     for claim in claims:
@@ -63,6 +64,8 @@ def compose_answer(
     open_questions = (
         [q.text for q in handover.open_questions if q.status == "open"] if handover else []
     )
+    conjectures = [c.text for c in handover.claims if c.type == "Conjecture"] if handover else []
+    lines += [f"- Conjecture (not verified): {text}" for text in conjectures]
     if unsupported or open_questions:
         lines.append("Not established:")
         lines += [f"- {u.proposition} — {u.missing_evidence}" for u in unsupported]

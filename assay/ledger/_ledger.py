@@ -10,6 +10,7 @@ The migration's triggers refuse any other change, from any client.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Generator, Iterable, Mapping
 from contextlib import contextmanager
@@ -48,6 +49,9 @@ from assay.ledger._records import (
 
 DEFAULT_MAX_CONTENT_BYTES = 10 * 1024 * 1024
 _VERIFY_BATCH = 500
+#: Control characters (NUL among them, which PostgreSQL text cannot hold) are refused
+#: in sources on every engine, so that both engines accept exactly the same entries.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class Ledger:
@@ -95,6 +99,11 @@ class Ledger:
         _check_kind(kind)
         if not isinstance(source, str) or not source.strip():
             raise InvalidEntry("source must be a non-empty string naming where content came from")
+        if _CONTROL.search(source):
+            raise InvalidEntry(
+                f"source must not contain control characters (found in {source!r}); "
+                "put raw data in content or metadata"
+            )
         data, is_text = self._content_bytes(content)
         meta, meta_text = normalise_metadata(metadata)
         digest = sha256_hex(data)

@@ -25,7 +25,7 @@ from assay.graph.reference._inject import check_injection
 if TYPE_CHECKING:
     from assay.control_plane import ControlPlane
 
-AGENTS = ("rules",)
+AGENTS = ("rules", "llm")
 
 
 class UnknownThread(UsageError):
@@ -46,14 +46,19 @@ def run(
     inject: str | None = None,
     seed: int = 0,
 ) -> RunResult:
-    """Start a fenced run of the reference graph and return where it stands."""
+    """Start a fenced run of the reference graph and return where it stands.
+
+    ``agents="llm"`` uses the chat model ``ASSAY_MODEL`` names instead of the rule-based
+    agents. A paused run resumes with either graph: after a grant only the grant,
+    act and finish nodes run, which both share.
+    """
     if not isinstance(task, str) or not task.strip():
         raise UsageError("task must be a non-empty string")
-    _check_agents(agents)
+    _check_agents(agents, inject)
     check_injection(inject)
     docs = load_documents(documents)
     app = cp.reference
-    graph = app.graph()
+    graph = app.graph(agents=agents)
     thread_id = thread_id or "thr_" + secrets.token_hex(12)
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     if graph.get_state(config).values:
@@ -105,18 +110,13 @@ def _result(graph: Any, config: RunnableConfig) -> RunResult:
     raise RunError("the graph stopped without a result")  # pragma: no cover
 
 
-def _check_agents(agents: str) -> None:
-    if agents in AGENTS:
-        return
-    model = os.environ.get("ASSAY_MODEL")
-    raise UsageError(
-        f"agents={agents!r} is not available: the built-in agents are {', '.join(AGENTS)}"
-        + (
-            f" (ASSAY_MODEL={model!r} is set, but chat-model agents are not shipped yet)"
-            if model
-            else ""
-        )
-    )
+def _check_agents(agents: str, inject: str | None) -> None:
+    if agents not in AGENTS:
+        raise UsageError(f"agents={agents!r} is not one of {', '.join(AGENTS)}")
+    if agents == "llm" and inject is not None:
+        raise UsageError("inject= makes the rule-based agents hallucinate; it needs agents='rules'")
+    if agents == "llm" and not os.environ.get("ASSAY_MODEL"):
+        raise UsageError("agents='llm' needs ASSAY_MODEL=provider:model, e.g. openai:gpt-4o-mini")
 
 
 def _check_decision(decision: Mapping[str, Any]) -> None:

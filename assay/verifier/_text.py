@@ -14,7 +14,30 @@ from dataclasses import dataclass
 
 #: Words after which a period does not end a sentence.
 _ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof st jr sr vs etc e.g i.e inc ltd co corp no fig al approx est dept".split()
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "st",
+        "jr",
+        "sr",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "no",
+        "fig",
+        "al",
+        "approx",
+        "est",
+        "dept",
+    ]
 )
 _BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s+|\n\s*")
 _WORD = re.compile(r"\S+")

@@ -36,9 +36,9 @@ def cp(db_url: str) -> Iterator[ControlPlane]:
 def _handover(state: FenceState, text: str, ledger_ids: list[str]) -> dict[str, Any]:
     return {
         "handover": {
-            "run_id": state["run_id"],
+            "run_id": state.get("run_id", ""),
             "from_agent": "me",
-            "status": "ok",  # type: ignore[typeddict-item]
+            "status": "ok",
             "claims": [
                 {
                     "id": "c1",

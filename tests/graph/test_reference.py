@@ -137,7 +137,10 @@ def test_every_injected_hallucination_is_stopped(
         assert {u.label for u in recorded if u.claim_id.startswith("inj.")} == {expected}
 
 
-def test_service_mistakes_are_usage_errors(audit: ControlPlane, tmp_path: Path) -> None:
+def test_service_mistakes_are_usage_errors(
+    audit: ControlPlane, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ASSAY_MODEL", raising=False)
     task, folder = case("compliant")
     with pytest.raises(UsageError, match="inject"):
         audit.run(task, folder, inject="gaslighting")
@@ -145,6 +148,10 @@ def test_service_mistakes_are_usage_errors(audit: ControlPlane, tmp_path: Path) 
         audit.run(task, tmp_path / "missing")
     with pytest.raises(UsageError, match="agents"):
         audit.run(task, folder, agents="gpt")
+    with pytest.raises(UsageError, match="ASSAY_MODEL"):
+        audit.run(task, folder, agents="llm")
+    with pytest.raises(UsageError, match="rule-based"):
+        audit.run(task, folder, agents="llm", inject="narrative")
     with pytest.raises(UsageError, match="non-empty"):
         audit.run("  ", folder)
     with pytest.raises(UsageError, match="no run on thread"):

@@ -118,6 +118,7 @@ def test_reading(plane: ControlPlane) -> None:
     [
         ({"kind": "summary"}, UnknownKind),
         ({"source": ""}, InvalidEntry),
+        ({"source": "agent\x00"}, InvalidEntry),
         ({"content": 42}, InvalidEntry),
         ({"metadata": ["not", "an", "object"]}, InvalidMetadata),
         ({"metadata": {"x": float("nan")}}, InvalidMetadata),

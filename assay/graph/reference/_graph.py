@@ -17,8 +17,9 @@ from langgraph.graph import END, START, StateGraph
 from assay.errors import UsageError
 from assay.gate import Handover
 from assay.graph._fence import fence
-from assay.graph.reference import _agents as agents
+from assay.graph.reference import _agents as agents_mod
 from assay.graph.reference._inject import inject
+from assay.graph.reference._llm import LLMAgent, llm_agent_from_env
 from assay.graph.reference._tools import DocumentStore, Outbox, register_tools
 
 if TYPE_CHECKING:
@@ -80,28 +81,37 @@ class ReferenceApp:
         *,
         checkpointer: BaseCheckpointSaver[Any] | None = None,
         max_evidence_rounds: int = 2,
+        agents: str = "rules",
     ) -> CompiledStateGraph[Any, None, Any, Any]:
-        """The fenced reference graph."""
+        """The fenced reference graph, with the rule-based agents or (``agents="llm"``)
+        the chat model named by ``ASSAY_MODEL``."""
+        agent: Any = self.agent() if agents == "rules" else self.llm_agent()
         return fence(
-            self.agent(),
-            control_plane=self.cp,
-            checkpointer=checkpointer,
-            max_evidence_rounds=max_evidence_rounds,
-            writer=agents.write,
+            agent, control_plane=self.cp, checkpointer=checkpointer,
+            max_evidence_rounds=max_evidence_rounds, writer=agents_mod.write,
         )
+
+    def llm_agent(self) -> LLMAgent:
+        """The chat-model agent ``ASSAY_MODEL`` names (``provider:model``)."""
+        agent = llm_agent_from_env(self.cp)
+        if agent is None:
+            raise UsageError(
+                "agents='llm' needs ASSAY_MODEL=provider:model, e.g. openai:gpt-4o-mini"
+            )
+        return agent
 
     # --- nodes ------------------------------------------------------------------------
 
     def _planner(self, state: ReferenceState) -> dict[str, Any]:
-        return {"queries": agents.plan(state["task"], state.get("feedback", []))}
+        return {"queries": agents_mod.plan(state["task"], state.get("feedback", []))}
 
     def _researcher(self, state: ReferenceState) -> dict[str, Any]:
         corpus = state.get("context", {}).get("corpus")
         if not corpus:
             raise UsageError("the reference graph needs context['corpus'] (use cp.run)")
-        evidence = agents.research(self.cp, state["run_id"], corpus, state["queries"])
+        evidence = agents_mod.research(self.cp, state["run_id"], corpus, state["queries"])
         decision = self.cp.gate.check(
-            state["run_id"], agents.research_handover(state["run_id"], evidence)
+            state["run_id"], agents_mod.research_handover(state["run_id"], evidence)
         )
         if not decision.accepted:
             codes = sorted(decision.codes)
@@ -112,15 +122,15 @@ class ReferenceApp:
         }
 
     def _analyst(self, state: ReferenceState) -> dict[str, Any]:
-        evidence = [agents.Evidence(**e) for e in state.get("evidence", [])]
-        findings = agents.parse(evidence)
+        evidence = [agents_mod.Evidence(**e) for e in state.get("evidence", [])]
+        findings = agents_mod.parse(evidence)
         context = state.get("context", {})
         previous = state.get("handover")
-        dropped = agents.dropped_claims(
+        dropped = agents_mod.dropped_claims(
             state.get("feedback", []),
             Handover.model_validate(previous) if isinstance(previous, dict) else None,
         )
-        handover = agents.analyse(self.cp, state["run_id"], findings, dropped)
+        handover = agents_mod.analyse(self.cp, state["run_id"], findings, dropped)
         kind = context.get("inject")
         if kind:
             handover = inject(

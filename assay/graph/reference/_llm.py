@@ -375,9 +375,11 @@ class LLMAgent:
         if isinstance(parsed, dict):
             return parsed
         raw = out.get("raw")
-        if isinstance(raw, BaseMessage):
-            return _draft_from(raw)
-        return "the model returned no hand-over"
+        draft = _draft_from(raw) if isinstance(raw, BaseMessage) else "the model returned nothing"
+        problem = out.get("parsing_error")
+        if isinstance(draft, str) and problem is not None:
+            draft += f" (structured output: {_excerpt(str(problem))})"
+        return draft
 
     def _handover(self, run_id: str, draft: dict[str, Any] | str) -> dict[str, Any]:
         """The agent's hand-over: the model's draft under this run and this agent's

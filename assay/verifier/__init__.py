@@ -1,0 +1,56 @@
+"""The NLI verifier: does a document entail a claim, and which part of it says so.
+
+``Verifier.default()`` loads the shipped cross-encoder (or the model named by
+``ASSAY_NLI_MODEL``); any Hugging Face NLI sequence classifier can replace it through
+``Verifier.from_pretrained``. Results are :class:`Entailment` records with a
+calibrated score and the character span of the deciding evidence window.
+"""
+
+from assay.verifier._cache import CacheKey, EntailmentCache, InMemoryEntailmentCache, cache_key
+from assay.verifier._calibration import Calibration
+from assay.verifier._errors import InvalidPair, ModelConfigError, ModelLoadError, VerifierError
+from assay.verifier._ledger_verifier import (
+    LedgerVerifier,
+    NLIModel,
+    Verdict,
+    VerifiedHandover,
+    proper_names,
+)
+from assay.verifier._records import LABELS, Entailment, Label
+from assay.verifier._reworded import RewordedUnsupportedCheck
+from assay.verifier._sql_cache import SqlEntailmentCache
+from assay.verifier._standin import LexicalNLI
+from assay.verifier._text import missing_numbers, premise_windows, split_claim
+from assay.verifier._unsupported import Unsupported
+from assay.verifier._verifier import DEFAULT_MODEL_DIR, MODEL_ENV, Verifier, label_order
+
+__all__ = [
+    "DEFAULT_MODEL_DIR",
+    "LABELS",
+    "MODEL_ENV",
+    "CacheKey",
+    "Calibration",
+    "Entailment",
+    "EntailmentCache",
+    "InMemoryEntailmentCache",
+    "InvalidPair",
+    "Label",
+    "LedgerVerifier",
+    "LexicalNLI",
+    "ModelConfigError",
+    "ModelLoadError",
+    "NLIModel",
+    "RewordedUnsupportedCheck",
+    "SqlEntailmentCache",
+    "Unsupported",
+    "Verdict",
+    "VerifiedHandover",
+    "Verifier",
+    "VerifierError",
+    "cache_key",
+    "label_order",
+    "missing_numbers",
+    "premise_windows",
+    "proper_names",
+    "split_claim",
+]

@@ -1,0 +1,146 @@
+"""A deterministic stand-in for the NLI model, for tests where the model is not the
+subject (the fence's control flow, grants, the service API) and for trying assay
+without loading torch weights. It is not a verifier: it reads content-word coverage
+and negation, nothing more, and says so in its model id.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from assay.verifier._cache import EntailmentCache
+from assay.verifier._records import Entailment
+from assay.verifier._text import split_sentences
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.,/][a-z0-9]+)*")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "by",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "as",
+        "from",
+        "has",
+        "have",
+        "had",
+        "per",
+        "which",
+        "who",
+    ]
+)
+_NEGATION = frozenset(["no", "not", "never", "none", "without", "neither", "nor"])
+
+
+def _stem(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ed") and len(word) > 4:
+        word = word[:-2]
+        return word[:-1] if len(word) > 2 and word[-1] == word[-2] else word
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _words(text: str) -> list[str]:
+    return [_stem(w) for w in _WORD.findall(text.lower().replace("'s", ""))]
+
+
+class LexicalNLI:
+    """Entailment from word coverage: ``entailment`` when at least ``threshold`` of
+    the claim's content words occur in a sentence of the premise, ``contradiction``
+    when they mostly do but exactly one side is negated, ``neutral`` otherwise."""
+
+    model_id = "assay:lexical-stand-in"
+
+    def __init__(self, *, threshold: float = 0.6) -> None:
+        self.threshold = threshold
+        #: Number of pairs judged so far.
+        self.forward_passes = 0
+
+    def check_many(
+        self, pairs: Iterable[tuple[str, str]], *, cache: EntailmentCache | None = None
+    ) -> list[Entailment]:
+        del cache  # nothing to save: judging is cheaper than a lookup
+        return [self._check(document, claim) for document, claim in pairs]
+
+    def check(self, document: str, claim: str) -> Entailment:
+        return self._check(document, claim)
+
+    def _check(self, document: str, claim: str) -> Entailment:
+        self.forward_passes += 1
+        span, best = best_sentence(document, claim)
+        if best >= 0.5 and _negated(claim) != _negated(document[span[0] : span[1]]):
+            label, score = "contradiction", 0.02
+        elif best >= self.threshold:
+            label, score = "entailment", best
+        else:
+            label, score = "neutral", best / 2
+        probs = {"entailment": score, "neutral": 0.0, "contradiction": 0.0}
+        probs[label] = max(probs[label], 0.9) if label != "entailment" else score
+        return Entailment(
+            label=label,  # type: ignore[arg-type]
+            score=score,
+            probs=probs,
+            evidence_span=span,
+            model=self.model_id,
+        )
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in _words(text) if w not in _STOP and w not in _NEGATION]
+
+
+def _negated(text: str) -> bool:
+    return any(w in _NEGATION for w in _words(text))
+
+
+def best_sentence(document: str, claim: str) -> tuple[tuple[int, int], float]:
+    """The sentence of ``document`` holding most of the claim's content words, and
+    the share it holds (word stems, stop and negation words left out)."""
+    wanted = _content(claim)
+    best_span, best = (0, len(document)), 0.0
+    for sentence in split_sentences(document):
+        have = set(_words(sentence.text))
+        coverage = sum(w in have for w in wanted) / len(wanted) if wanted else 0.0
+        if coverage > best:
+            best_span, best = (sentence.start, sentence.end), coverage
+    return best_span, best
+
+
+def polarity_conflict(
+    document: str, claim: str, *, min_coverage: float = 0.6
+) -> tuple[int, int] | None:
+    """The span of a sentence that says what the claim says, but with the opposite
+    polarity ("sets no cap" against "is capped"), or None.
+
+    Only a sentence holding at least ``min_coverage`` of the claim's content words
+    counts, so that a negation elsewhere in a document decides nothing. It errs
+    towards abstention: a true negated claim that shares most words with a positive
+    sentence ("partners are not capped at EUR 380") is called a contradiction.
+    """
+    span, coverage = best_sentence(document, claim)
+    if coverage >= min_coverage and _negated(claim) != _negated(document[span[0] : span[1]]):
+        return span
+    return None

@@ -1,0 +1,207 @@
+"""``cp.verifier``: verdicts from ledger evidence only, with the real shipped model;
+the deterministic checks, abstention records, and ``reworded_unsupported``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from assay import ControlPlane, Verifier
+from assay.verifier import LexicalNLI, proper_names
+
+LETTER = (
+    "4.2 The hourly rate for partners is capped at EUR 520 per hour.\n\n"
+    "4.3 The hourly rate for senior associates is capped at EUR 380 per hour."
+)
+INVOICE = "Line 14: senior associate, 12.5 h at EUR 450/h, total EUR 5,625.00."
+
+
+@pytest.fixture
+def cp(db_url: str, verifier: Verifier) -> Iterator[ControlPlane]:
+    with ControlPlane.open(db_url, nli=verifier) as plane:
+        yield plane
+
+
+def _handover(run: str, *props: tuple[str, list[str]], kind: str = "Assertion") -> dict[str, Any]:
+    return {
+        "run_id": run,
+        "from_agent": "analyst",
+        "status": "ok",
+        "claims": [
+            {
+                "id": f"c{i}",
+                "type": kind,
+                "text": text,
+                "confidence": 0.9,
+                "propositions": [{"id": f"c{i}.p", "text": text, "ledger_ids": ids}],
+            }
+            for i, (text, ids) in enumerate(props)
+        ],
+    }
+
+
+def _evidence(cp: ControlPlane) -> tuple[str, str, str]:
+    run = cp.ledger.start_run()
+    letter = cp.ledger.append(run, kind="retrieval", source="letter.md", content=LETTER)
+    invoice = cp.ledger.append(run, kind="tool_output", source="tool:read", content=INVOICE)
+    return run, letter.id, invoice.id
+
+
+def test_supported_propositions_are_entailed_with_their_span(cp: ControlPlane) -> None:
+    run, letter, invoice = _evidence(cp)
+    verified = cp.verifier.verify(
+        run,
+        _handover(
+            run,
+            ("The engagement letter caps senior associates at EUR 380 per hour.", [letter]),
+            ("Line 14 bills 12.5 h at EUR 450/h for a senior associate.", [invoice]),
+        ),
+    )
+    assert verified.all_entailed, [v.reason for v in verified.verdicts]
+    cap = verified.handover.claims[0].propositions[0].entailment
+    assert cap is not None and cap.label == "entailment" and cap.ledger_id == letter
+    assert cap.span is not None
+    assert "senior associates is capped at EUR 380" in LETTER[cap.span[0] : cap.span[1]]
+    assert cap.model == cp.verifier.model.model_id  # type: ignore[attr-defined]
+    verdicts = cp.ledger.entries(run, kinds=["verdict"])
+    assert len(verdicts) == 2
+    assert json.loads(verdicts[0].text)["label"] == "entailment"
+
+
+def test_a_number_missing_from_the_evidence_is_settled_without_the_model(
+    cp: ControlPlane,
+) -> None:
+    run, letter, _invoice = _evidence(cp)
+    passes = cp.verifier.model.forward_passes  # type: ignore[attr-defined]
+    verified = cp.verifier.verify(
+        run,
+        _handover(
+            run, ("The engagement letter caps senior associates at EUR 400 per hour.", [letter])
+        ),
+    )
+    [missing] = verified.unsupported
+    assert missing.label == "missing_evidence"
+    assert "EUR 400" in missing.missing_evidence
+    assert cp.verifier.model.forward_passes == passes  # type: ignore[attr-defined]
+    [record] = cp.ledger.entries(run, kinds=["unsupported"])
+    assert json.loads(record.text)["proposition"].startswith("The engagement letter caps")
+
+
+def test_support_outside_the_ledger_is_no_support(cp: ControlPlane) -> None:
+    run, _letter, _invoice = _evidence(cp)
+    other = cp.ledger.start_run()
+    elsewhere = cp.ledger.append(other, kind="retrieval", source="x", content=LETTER)
+    verified = cp.verifier.verify(
+        run,
+        _handover(
+            run,
+            ("The hourly rate for partners is capped at EUR 520 per hour.", [elsewhere.id]),
+            (
+                "The hourly rate for partners is capped at EUR 520 per hour.",
+                ["led_0000000000000000"],
+            ),
+        ),
+    )
+    assert [u.label for u in verified.unsupported] == ["missing_evidence", "missing_evidence"]
+    assert all("no ledger entry of this run" in u.missing_evidence for u in verified.unsupported)
+
+
+def test_invented_names_end_unsupported(cp: ControlPlane) -> None:
+    run, _letter, invoice = _evidence(cp)
+    verified = cp.verifier.verify(
+        run,
+        _handover(
+            run,
+            (
+                "Line 14 was drafted by Jonas Brandt and Mira Okafor in the Hamburg office.",
+                [invoice],
+            ),
+        ),
+    )
+    [missing] = verified.unsupported
+    assert missing.label == "missing_evidence"
+    assert "Brandt" in missing.missing_evidence and "Hamburg" in missing.missing_evidence
+
+
+def test_a_claim_that_something_is_absent_while_the_ledger_shows_it(cp: ControlPlane) -> None:
+    run, letter, _invoice = _evidence(cp)
+    verified = cp.verifier.verify(
+        run,
+        _handover(
+            run,
+            (
+                "The engagement letter sets no cap on the hourly rate of senior associates.",
+                [letter],
+            ),
+        ),
+    )
+    [unsupported] = verified.unsupported
+    assert unsupported.label in ("contradiction", "neutral")
+    assert unsupported.proposition.startswith("The engagement letter sets no cap")
+
+
+def test_conjectures_are_not_verified(cp: ControlPlane) -> None:
+    run, _letter, _invoice = _evidence(cp)
+    verified = cp.verifier.verify(
+        run, _handover(run, ("The firm may have agreed a discount.", []), kind="Conjecture")
+    )
+    assert verified.verdicts == () and verified.unsupported == ()
+
+
+def test_claim_status_feeds_the_grants(cp: ControlPlane) -> None:
+    run, letter, invoice = _evidence(cp)
+    cp.verifier.verify(
+        run,
+        _handover(
+            run,
+            ("The engagement letter caps senior associates at EUR 380 per hour.", [letter]),
+            ("Line 14 bills 12.5 h at EUR 999/h.", [invoice]),
+        ),
+    )
+    status = cp.verifier.claim_status(run, ["c0", "c1", "c9"])
+    assert status["c0"].known and status["c0"].labels == ("entailment",)
+    assert status["c1"].labels == ("missing_evidence",)
+    assert not status["c9"].known
+
+
+def test_reworded_unsupported_is_rejected_until_new_evidence_is_cited(db_url: str) -> None:
+    with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
+        run, letter, _invoice = _evidence(cp)
+        assert cp.verifier.verify(
+            run, _handover(run, ("The board approved the partner rate in March.", [letter]))
+        ).unsupported
+        again = cp.gate.check(
+            run, _handover(run, ("The board approved the partner rate in March.", [letter]))
+        )
+        assert "reworded_unsupported" in again.codes
+        reread = cp.ledger.append(run, kind="retrieval", source="letter.md#copy", content=LETTER)
+        copied = cp.gate.check(
+            run, _handover(run, ("The board approved the partner rate in March.", [reread.id]))
+        )
+        assert "reworded_unsupported" in copied.codes  # the same bytes are no new evidence
+        minutes = cp.ledger.append(
+            run,
+            kind="retrieval",
+            source="minutes.md",
+            content="The board approved the partner rate in March.",
+        )
+        settled = cp.gate.check(
+            run,
+            _handover(run, ("The board approved the partner rate in March.", [letter, minutes.id])),
+        )
+        assert "reworded_unsupported" not in settled.codes
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Work was done by Jonas Brandt in Hamburg.", ["Jonas", "Brandt", "Hamburg"]),
+        ("The engagement letter caps rates.", []),
+        ("Line 14: EUR 450/h. The Engagement Letter says so.", ["Engagement", "Letter"]),
+    ],
+)
+def test_proper_names(text: str, names: list[str]) -> None:
+    assert proper_names(text) == names

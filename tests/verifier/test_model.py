@@ -1,0 +1,121 @@
+"""The shipped model on obvious pairs, long documents and multi-sentence claims."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+
+from assay.verifier import InMemoryEntailmentCache, Verifier
+
+FILLER = [
+    "The river floods every spring after the snow melts in the mountains.",
+    "Local farmers grow barley, oats and potatoes on the terraces above the valley.",
+    "A narrow-gauge railway was built in the late nineteenth century to carry timber.",
+    "The village school has two classrooms and a small library.",
+    "Tourists mostly arrive in summer to hike the ridge trails.",
+    "The old mill was converted into a museum of rural life.",
+    "Winters are long, and the pass is often closed by snow until April.",
+    "A weekly market is held in the square on Saturdays.",
+]
+KEY = "The bridge over the river was completed in 1931 and is 240 metres long."
+
+
+def test_entailment(verifier: Verifier) -> None:
+    result = verifier.check(
+        "The quarterly meeting is on Tuesday at 3 pm in room 204, chaired by Ana Silva.",
+        "The meeting is on Tuesday.",
+    )
+    assert result.label == "entailment"
+    assert result.score >= verifier.threshold
+    assert result.probs["entailment"] == max(result.probs.values())
+    assert sum(result.probs.values()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_negation_contradicts(verifier: Verifier) -> None:
+    result = verifier.check(
+        "The deployment to production was rolled back on Friday.",
+        "The deployment to production was not rolled back on Friday.",
+    )
+    assert result.label == "contradiction"
+    assert result.score < verifier.threshold
+
+
+def test_wrong_number_is_not_supported(verifier: Verifier) -> None:
+    document = "The company reported revenue of 12 million dollars in 2023."
+    right = verifier.check(document, "The company reported revenue of 12 million dollars.")
+    wrong = verifier.check(document, "The company reported revenue of 45 million dollars.")
+    assert right.score >= verifier.threshold
+    assert wrong.label != "entailment"
+    assert wrong.score < verifier.threshold < right.score
+
+
+def test_unrelated_claim_is_not_supported(verifier: Verifier) -> None:
+    result = verifier.check("A man is playing a guitar on a stage.", "The man is a famous surgeon.")
+    assert result.label != "entailment"
+    assert result.score < verifier.threshold
+
+
+def test_long_document_finds_the_supporting_window(verifier: Verifier) -> None:
+    sentences = FILLER * 3
+    sentences.insert(13, KEY)
+    document = " ".join(sentences)
+    result = verifier.check(document, "The bridge was finished in 1931.")
+    start, end = result.evidence_span
+    assert document[start:end].count(KEY) == 1
+    assert end - start < len(document) / 2
+    assert result.score >= verifier.threshold
+
+
+def test_weakest_sentence_of_a_claim_decides(verifier: Verifier) -> None:
+    document = " ".join([*FILLER[:3], KEY])
+    supported = "The bridge was finished in 1931."
+    both = verifier.check(document, f"{supported} The bridge was designed by Gustave Eiffel.")
+    alone = verifier.check(document, supported)
+    assert alone.score >= verifier.threshold
+    assert both.score < verifier.threshold
+    assert both.score < alone.score
+
+
+def test_label_order_is_read_from_config(verifier: Verifier) -> None:
+    permutation = [2, 0, 1]
+    model = copy.deepcopy(verifier.model)
+    head = model.classifier
+    with torch.no_grad():
+        head.weight.copy_(verifier.model.classifier.weight[permutation])
+        head.bias.copy_(verifier.model.classifier.bias[permutation])
+    original = verifier.model.config.id2label
+    model.config.id2label = {i: original[p] for i, p in enumerate(permutation)}
+    permuted = Verifier(
+        model, verifier.tokenizer, model_id="permuted", calibration=verifier.calibration
+    )
+    pair = ("The cat sat on the mat.", "A cat is sitting.")
+    a, b = verifier.check(*pair), permuted.check(*pair)
+    assert permuted.labels != verifier.labels
+    assert a.label == b.label
+    assert a.score == pytest.approx(b.score, abs=1e-5)
+    assert a.probs == pytest.approx(b.probs, abs=1e-5)
+
+
+def test_cache_skips_the_model_on_a_repeat(verifier: Verifier) -> None:
+    cache = InMemoryEntailmentCache()
+    pair = ("Paris is the capital of France.", "France's capital is Paris.")
+    first = verifier.check(*pair, cache=cache)
+    passes = verifier.forward_passes
+    second = verifier.check(*pair, cache=cache)
+    assert verifier.forward_passes == passes
+    assert second == first
+    assert len(cache) == 1
+
+
+def test_check_many_matches_check(verifier: Verifier) -> None:
+    pairs = [
+        ("The store opens at 9 am.", "The store opens in the morning."),
+        (" ".join(FILLER), "The mill became a museum."),
+        ("Rain is expected tomorrow.", "It will be sunny tomorrow."),
+    ]
+    many = verifier.check_many(pairs)
+    assert [r.score for r in many] == pytest.approx(
+        [verifier.check(*p).score for p in pairs], abs=1e-4
+    )
