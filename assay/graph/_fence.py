@@ -227,7 +227,7 @@ def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunRe
         and c.propositions
         and all(p.entailment and p.entailment.label == "entailment" for p in c.propositions)
     )
-    unsupported = tuple(_unsupported(u) for u in state.get("unsupported", []))
+    unsupported = tuple(Unsupported.from_dict(u) for u in state.get("unsupported", []))
     pending = tuple(_pending(p) for p in state.get("pending", []))
     status = _status(state, handover, claims, pending)
     answer = (
@@ -271,21 +271,6 @@ def _status(
     if handover is None or state.get("unsupported") or not claims or open_questions:
         return "abstained"
     return "answered"
-
-
-def _unsupported(raw: dict[str, Any]) -> Unsupported:
-    span = raw.get("contradicting_span")
-    return Unsupported(
-        proposition=raw["proposition"],
-        missing_evidence=raw["missing_evidence"],
-        claim_id=raw["claim_id"],
-        proposition_id=raw["proposition_id"],
-        label=raw["label"],
-        ledger_ids=tuple(raw.get("ledger_ids", ())),
-        contradicting_ledger_id=raw.get("contradicting_ledger_id"),
-        contradicting_span=(span[0], span[1]) if span else None,
-        ledger_id=raw.get("ledger_id"),
-    )
 
 
 def _pending(raw: dict[str, Any]) -> PendingGrant:

@@ -17,6 +17,7 @@ from functools import cache
 
 from assay.gate import GateError, Handover
 from assay.ledger import Ledger, LedgerEntry
+from assay.verifier._standin import STOP_WORDS
 from assay.verifier._unsupported import Unsupported
 
 #: Cosine similarity at or above which two propositions say the same thing.
@@ -24,45 +25,12 @@ PARAPHRASE_THRESHOLD = 0.85
 #: Content-word Jaccard overlap at or above which they do, without the model.
 LEXICAL_THRESHOLD = 0.8
 _WORD = re.compile(r"[\w.%€$£/-]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "by",
-        "with",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "its",
-        "this",
-        "that",
-        "as",
-        "from",
-        "has",
-        "have",
-        "had",
-        "per",
-    ]
-)
 
 Similarity = Callable[[str, Sequence[str]], list[float]]
 
 
 def _content_words(text: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP)
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS)
 
 
 def lexical_similarity(a: str, b: str) -> float:

@@ -14,41 +14,12 @@ from assay.verifier._records import Entailment
 from assay.verifier._text import split_sentences
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.,/][a-z0-9]+)*")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "by",
-        "with",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "its",
-        "this",
-        "that",
-        "as",
-        "from",
-        "has",
-        "have",
-        "had",
-        "per",
-        "which",
-        "who",
-    ]
+#: Function words left out when comparing what two texts say.
+_FUNCTION_WORDS = (
+    "a an the of to in on at for by with and or is are was were be been it its this that "
+    "as from has have had per which who"
 )
+STOP_WORDS = frozenset(_FUNCTION_WORDS.split())
 _NEGATION = frozenset(["no", "not", "never", "none", "without", "neither", "nor"])
 
 
@@ -109,7 +80,7 @@ class LexicalNLI:
 
 
 def _content(text: str) -> list[str]:
-    return [w for w in _words(text) if w not in _STOP and w not in _NEGATION]
+    return [w for w in _words(text) if w not in STOP_WORDS and w not in _NEGATION]
 
 
 def _negated(text: str) -> bool:

@@ -50,9 +50,8 @@ class Unsupported:
         }
 
     @classmethod
-    def from_json(cls, text: str, *, ledger_id: str | None = None) -> Unsupported:
-        """Read back what :meth:`to_dict` stored in the ledger."""
-        raw = json.loads(text)
+    def from_dict(cls, raw: dict[str, Any], *, ledger_id: str | None = None) -> Unsupported:
+        """Read back what :meth:`to_dict` produced (from the ledger or a graph state)."""
         span = raw.get("contradicting_span")
         return cls(
             proposition=raw["proposition"],
@@ -63,5 +62,10 @@ class Unsupported:
             ledger_ids=tuple(raw.get("ledger_ids", ())),
             contradicting_ledger_id=raw.get("contradicting_ledger_id"),
             contradicting_span=(span[0], span[1]) if span else None,
-            ledger_id=ledger_id,
+            ledger_id=ledger_id if ledger_id is not None else raw.get("ledger_id"),
         )
+
+    @classmethod
+    def from_json(cls, text: str, *, ledger_id: str | None = None) -> Unsupported:
+        """Read back what the ledger stored as an ``unsupported`` entry."""
+        return cls.from_dict(json.loads(text), ledger_id=ledger_id)
