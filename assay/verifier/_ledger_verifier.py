@@ -172,6 +172,17 @@ class LedgerVerifier:
         ]
         if not cited:
             return _missing(f"no ledger entry of this run supports “{prop.text}”", 0.0)
+        quoted = _verbatim(prop.text, cited)
+        if quoted is not None:
+            entry, span = quoted
+            return _Outcome(
+                label="entailment",
+                score=1.0,
+                ledger_id=entry.id,
+                span=span,
+                model=DETERMINISTIC_MODEL,
+                reason="stated verbatim in the cited evidence",
+            )
         gaps = _deterministic_gaps(prop.text, cited)
         if gaps:
             return _missing(_describe_gaps(gaps, cited, run_evidence), 0.0)
@@ -344,6 +355,21 @@ def _missing(reason: str, score: float) -> _Outcome:
         model=DETERMINISTIC_MODEL,
         reason=reason,
     )
+
+
+def _verbatim(
+    text: str, cited: Sequence[LedgerEntry]
+) -> tuple[LedgerEntry, tuple[int, int]] | None:
+    """The cited entry and span that contain the proposition word for word (a final
+    full stop aside): what evidence states verbatim needs no model to entail it."""
+    needle = text.strip().rstrip(".").strip()
+    if len(needle) < 8:
+        return None
+    for entry in cited:
+        start = entry.text.find(needle)
+        if start >= 0:
+            return entry, (start, start + len(needle))
+    return None
 
 
 def _deterministic_gaps(text: str, cited: Sequence[LedgerEntry]) -> list[str]:

@@ -154,11 +154,7 @@ def analyse(cp: ControlPlane, run_id: str, findings: Findings, dropped: dict[str
     intents: list[ActionIntent] = []
     if findings.invoice and findings.invoice_evidence:
         claims.append(
-            _claim(
-                "invoice",
-                f"The invoice under audit is {findings.invoice}.",
-                [findings.invoice_evidence],
-            )
+            _claim("invoice", f"Invoice {findings.invoice}", [findings.invoice_evidence], "Quote")
         )
     for number in sorted(findings.lines):
         line, line_id = findings.lines[number]
@@ -166,19 +162,16 @@ def analyse(cp: ControlPlane, run_id: str, findings: Findings, dropped: dict[str
         claims.append(
             _claim(
                 f"line{number}.billed",
-                f"Line {number} bills {hours:g} h at EUR {rate}/h for {_article(role)} {role}.",
+                f"Line {number} bills {line['hours']} h at EUR {line['rate']}/h for "
+                f"{_article(role)} {role}.",
                 [line_id],
             )
         )
         if number in findings.entries:
-            _, entries_id = findings.entries[number]
-            claims.append(
-                _claim(
-                    f"line{number}.hours",
-                    f"The time entries for line {number} total {hours:g} h.",
-                    [entries_id],
-                )
-            )
+            logged, entries_id = findings.entries[number]
+            # The time entries are quoted, not paraphrased: a Quote must match them
+            # byte for byte (the gate checks), and a verbatim statement needs no model.
+            claims.append(_claim(f"line{number}.hours", logged.group(0), [entries_id], "Quote"))
         if role not in findings.caps:
             letter_ids = sorted({lid for _, lid in findings.caps.values()})
             claims.append(
