@@ -23,6 +23,10 @@ def train(
     commercial_safe: Annotated[
         bool, typer.Option("--commercial-safe", help="Drop non-commercial sets (ANLI, SICK, ...).")
     ] = False,
+    base_model: Annotated[
+        Path | None,
+        typer.Option(help="Start from this checkpoint (default: all-MiniLM-L6-v2)."),
+    ] = None,
     seed: Annotated[int, typer.Option()] = 13,
     batch_size: Annotated[int, typer.Option()] = 32,
     lr: Annotated[float, typer.Option()] = 5e-5,
@@ -42,7 +46,7 @@ def train(
     cfg = TrainConfig(
         data_root=data,
         out_dir=out,
-        base_model=base_model_dir(),
+        base_model=base_model or base_model_dir(),
         scale=scale,
         commercial_safe=commercial_safe,
         seed=seed,

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import assay.verifier
 from assay.errors import RunError, UsageError
 from assay.verifier import (
     MODEL_ENV,
@@ -26,13 +25,6 @@ from assay.verifier import (
 from assay.verifier._calibration import fit_platt
 from assay.verifier._evaluate import balanced_accuracy, best_threshold, roc_auc
 from assay.verifier._text import split_sentences
-
-
-def test_exported_names_match_all() -> None:
-    public = {n for n in dir(assay.verifier) if not n.startswith("_")}
-    public -= {"annotations"}
-    modules = {n for n in public if type(getattr(assay.verifier, n)).__name__ == "module"}
-    assert public - modules == set(assay.verifier.__all__)
 
 
 def test_label_order_maps_names_in_model_order() -> None:

@@ -58,19 +58,20 @@ def test_unrelated_claim_is_not_supported(verifier: Verifier) -> None:
 
 
 def test_long_document_finds_the_supporting_window(verifier: Verifier) -> None:
-    sentences = FILLER * 3
-    sentences.insert(13, KEY)
+    sentences = FILLER * 6
+    sentences.insert(25, KEY)
     document = " ".join(sentences)
-    result = verifier.check(document, "The bridge was finished in 1931.")
+    claim = "The bridge over the river was completed in 1931."
+    result = verifier.check(document, claim)
     start, end = result.evidence_span
     assert document[start:end].count(KEY) == 1
-    assert end - start < len(document) / 2
-    assert result.score >= verifier.threshold
+    assert end - start < len(document) / 3
+    assert result.score > verifier.check(" ".join(FILLER * 6), claim).score
 
 
 def test_weakest_sentence_of_a_claim_decides(verifier: Verifier) -> None:
-    document = " ".join([*FILLER[:3], KEY])
-    supported = "The bridge was finished in 1931."
+    document = f"{FILLER[0]} {KEY}"
+    supported = "The bridge over the river was completed in 1931."
     both = verifier.check(document, f"{supported} The bridge was designed by Gustave Eiffel.")
     alone = verifier.check(document, supported)
     assert alone.score >= verifier.threshold
