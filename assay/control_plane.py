@@ -19,9 +19,13 @@ from assay.graph._result import RunResult
 from assay.ledger import DEFAULT_MAX_CONTENT_BYTES, Ledger
 from assay.service import _service as service
 from assay.tool_bus import Grants, Policy, ToolBus, ToolRegistry
-from assay.verifier import SqlEntailmentCache, Verifier
-from assay.verifier._ledger_verifier import LedgerVerifier, NLIModel
-from assay.verifier._reworded import RewordedUnsupportedCheck
+from assay.verifier import (
+    LedgerVerifier,
+    NLIModel,
+    RewordedUnsupportedCheck,
+    SqlEntailmentCache,
+    Verifier,
+)
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -32,8 +36,12 @@ if TYPE_CHECKING:
 class ControlPlane:
     """Everything a fenced graph needs, bound to one database.
 
-    Open it once per process (it is safe to share between threads) and close it when
-    done, or use it as a context manager::
+    ``ledger`` (evidence and audit trail), ``registry`` / ``bus`` / ``grants`` (typed
+    tools and permission for irreversible calls), ``gate`` (plain-code checks of
+    hand-overs), ``verifier`` (entailment from ledger evidence), ``checkpointer``
+    (durable LangGraph state) and ``reference`` (the invoice-audit application that
+    ``run`` / ``resume`` drive). Open it once per process (it is safe to share between
+    threads) and close it when done, or use it as a context manager::
 
         with ControlPlane.open("sqlite:///./assay.db") as cp:
             run_id = cp.ledger.start_run()
