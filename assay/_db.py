@@ -127,10 +127,15 @@ def _translate_driver_error(context: sa.engine.ExceptionContext) -> BaseExceptio
     return None
 
 
-def translate(exc: DBAPIError) -> DatabaseError:
-    """A driver error as an assay error, for the paths that do not go through
-    ``handle_error`` (for example, errors raised while committing)."""
-    return DatabaseError(f"database error: {exc.orig}")
+@contextmanager
+def driver_errors(what: str = "database error") -> Generator[None, None, None]:
+    """Translate a driver error reaching a component's boundary into
+    :class:`DatabaseError` (``what`` opens the message), for the paths that
+    ``handle_error`` does not cover, such as errors raised while committing."""
+    try:
+        yield
+    except DBAPIError as exc:
+        raise DatabaseError(f"{what}: {exc.orig}") from exc
 
 
 # --- migrations ---------------------------------------------------------------------

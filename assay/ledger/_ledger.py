@@ -12,16 +12,14 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Generator, Iterable, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine, Row
-from sqlalchemy.exc import DBAPIError
 
-from assay._db import translate, write_transaction
+from assay._db import driver_errors, write_transaction
 from assay.errors import (
     ContentTooLarge,
     InvalidEntry,
@@ -69,7 +67,7 @@ class Ledger:
         """Open a new, empty run and return its id (``run_`` + 32 hex)."""
         _, meta_text = normalise_metadata(metadata)
         run_id = "run_" + secrets.token_hex(16)
-        with _driver_errors(), write_transaction(self._engine) as conn:
+        with driver_errors(), write_transaction(self._engine) as conn:
             conn.execute(
                 t.runs.insert().values(
                     run_id=run_id,
@@ -110,7 +108,7 @@ class Ledger:
         key = dedup_key(
             run_id=run_id, kind=kind, source=source, content_sha256=digest, metadata=meta
         )
-        with _driver_errors(), write_transaction(self._engine) as conn:
+        with driver_errors(), write_transaction(self._engine) as conn:
             head = conn.execute(
                 sa.select(t.runs.c.head_seq, t.runs.c.head_hash)
                 .where(t.runs.c.run_id == run_id)
@@ -197,7 +195,7 @@ class Ledger:
         ids = sorted({i for i in entry_ids if isinstance(i, str)})
         if not ids:
             return {}
-        with _driver_errors(), self._engine.connect() as conn:
+        with driver_errors(), self._engine.connect() as conn:
             rows = conn.execute(sa.select(t.entries).where(t.entries.c.entry_id.in_(ids)))
             return {row.entry_id: _entry_from_row(row) for row in rows}
 
@@ -210,7 +208,7 @@ class Ledger:
             for kind in wanted:
                 _check_kind(kind)
             query = query.where(t.entries.c.kind.in_(wanted))
-        with _driver_errors(), self._engine.connect() as conn:
+        with driver_errors(), self._engine.connect() as conn:
             rows = conn.execute(query.order_by(t.entries.c.seq))
             return [_entry_from_row(row) for row in rows]
 
@@ -220,7 +218,7 @@ class Ledger:
 
     def run(self, run_id: str) -> RunInfo:
         """The run and its head; :class:`UnknownRun` if there is none."""
-        with _driver_errors(), self._engine.connect() as conn:
+        with driver_errors(), self._engine.connect() as conn:
             row = conn.execute(sa.select(t.runs).where(t.runs.c.run_id == run_id)).first()
         if row is None:
             raise UnknownRun(f"no run {run_id!r} in this ledger")
@@ -232,7 +230,7 @@ class Ledger:
 
     def runs(self) -> list[RunInfo]:
         """Every run, oldest first."""
-        with _driver_errors(), self._engine.connect() as conn:
+        with driver_errors(), self._engine.connect() as conn:
             rows = conn.execute(sa.select(t.runs).order_by(t.runs.c.created_at, t.runs.c.run_id))
             return [_run_from_row(row) for row in rows]
 
@@ -247,7 +245,7 @@ class Ledger:
         """
         run_ids = [run_id] if run_id is not None else [r.run_id for r in self.runs()]
         checked = 0
-        with _driver_errors(), self._engine.connect() as conn:
+        with driver_errors(), self._engine.connect() as conn:
             for rid in run_ids:
                 head = conn.execute(sa.select(t.runs).where(t.runs.c.run_id == rid)).first()
                 if head is None:
@@ -363,12 +361,3 @@ def _run_from_row(row: Row[Any]) -> RunInfo:
         head_seq=row.head_seq,
         head_hash=row.head_hash,
     )
-
-
-@contextmanager
-def _driver_errors() -> Generator[None, None, None]:
-    """Translate driver errors that reach the ledger's boundary into assay errors."""
-    try:
-        yield
-    except DBAPIError as exc:
-        raise translate(exc) from exc

@@ -14,9 +14,8 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
 
-from assay.errors import DatabaseError
+from assay._db import driver_errors
 from assay.verifier._cache import CacheKey
 
 metadata = sa.MetaData()
@@ -48,11 +47,8 @@ class SqlEntailmentCache:
 
     def get(self, key: CacheKey) -> tuple[float, ...] | None:
         query = sa.select(verifier_cache.c.logits_json).where(self._where(key))
-        try:
-            with self._engine.connect() as conn:
-                raw = conn.execute(query).scalar_one_or_none()
-        except DBAPIError as exc:
-            raise DatabaseError(f"verifier cache read failed: {exc.orig}") from exc
+        with driver_errors("verifier cache read failed"), self._engine.connect() as conn:
+            raw = conn.execute(query).scalar_one_or_none()
         return None if raw is None else tuple(float(v) for v in json.loads(raw))
 
     def put(self, key: CacheKey, logits: tuple[float, ...]) -> None:
@@ -66,8 +62,5 @@ class SqlEntailmentCache:
         dialect = self._engine.dialect.name
         insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
         statement = insert(verifier_cache).values(**values).on_conflict_do_nothing()
-        try:
-            with self._engine.begin() as conn:
-                conn.execute(statement)
-        except DBAPIError as exc:
-            raise DatabaseError(f"verifier cache write failed: {exc.orig}") from exc
+        with driver_errors("verifier cache write failed"), self._engine.begin() as conn:
+            conn.execute(statement)
