@@ -95,6 +95,25 @@ class _Outcome:
     reason: str
 
 
+class _RunEvidence:
+    """A run's evidence entries, with one BM25 index over their text built on first
+    use and shared by every proposition of the hand-over."""
+
+    def __init__(self, entries: Sequence[LedgerEntry]) -> None:
+        self.entries = entries
+        self._texts = [e for e in entries if isinstance(e.content, str)]
+        self._index: Bm25Index | None = None
+
+    def related(self, text: str, k: int, *, exclude: set[str]) -> list[LedgerEntry]:
+        """Up to ``k`` entries most related to ``text``, none of those in ``exclude``."""
+        if k <= 0 or not self._texts:
+            return []
+        if self._index is None:
+            self._index = Bm25Index([e.text for e in self._texts])
+        hits = self._index.search(text, k + len(exclude))
+        return [self._texts[i] for i, _ in hits if self._texts[i].id not in exclude][:k]
+
+
 class LedgerVerifier:
     """``cp.verifier``: verifies hand-overs against the run's ledger evidence.
 
@@ -133,7 +152,7 @@ class LedgerVerifier:
         self._ledger.run(run_id)
         cited_ids = [i for c in model.claims for p in c.propositions for i in p.ledger_ids]
         cited = self._ledger.get_many(cited_ids)
-        run_evidence = self._ledger.evidence(run_id)
+        run_evidence = _RunEvidence(self._ledger.evidence(run_id))
         digest = sha256_hex(canonical_json(model.model_dump(mode="json")))
         verdicts: list[Verdict] = []
         unsupported: list[Unsupported] = []
@@ -163,7 +182,7 @@ class LedgerVerifier:
         run_id: str,
         prop: Proposition,
         cited_by_id: Mapping[str, LedgerEntry],
-        run_evidence: Sequence[LedgerEntry],
+        run_evidence: _RunEvidence,
     ) -> _Outcome:
         cited = [
             cited_by_id[i]
@@ -185,7 +204,7 @@ class LedgerVerifier:
             )
         gaps = _deterministic_gaps(prop.text, cited)
         if gaps:
-            return _missing(_describe_gaps(gaps, cited, run_evidence), 0.0)
+            return _missing(_describe_gaps(gaps, cited, run_evidence.entries), 0.0)
         for entry in cited:
             span = polarity_conflict(entry.text, prop.text)
             if span is not None:
@@ -197,7 +216,7 @@ class LedgerVerifier:
                     model=DETERMINISTIC_MODEL,
                     reason=f"{entry.id} says the opposite: “{_clip(entry.text[slice(*span)])}”",
                 )
-        related = self._related(prop.text, run_evidence, exclude={e.id for e in cited})
+        related = run_evidence.related(prop.text, self.related_k, exclude={e.id for e in cited})
         return self._model_outcome(prop.text, cited, related)
 
     def _model_outcome(
@@ -251,15 +270,6 @@ class LedgerVerifier:
                 f"p={best.score:.2f} (threshold {self.model.threshold:.2f})"
             ),
         )
-
-    def _related(
-        self, text: str, run_evidence: Sequence[LedgerEntry], *, exclude: set[str]
-    ) -> list[LedgerEntry]:
-        pool = [e for e in run_evidence if e.id not in exclude and isinstance(e.content, str)]
-        if not pool or self.related_k <= 0:
-            return []
-        hits = Bm25Index([e.text for e in pool]).search(text, self.related_k)
-        return [pool[i] for i, _ in hits]
 
     # --- recording ----------------------------------------------------------------
 
