@@ -91,9 +91,13 @@ def policy_node(control_plane: ControlPlane) -> Node:
 
     def policy(state: FenceState) -> dict[str, Any]:
         run_id = state["run_id"]
+        verified = state.get("verified")
+        if verified is None:
+            return {"granted": dict(state.get("granted", {})), "pending": []}
+        handover = Handover.model_validate(verified)
         granted = dict(state.get("granted", {}))
         pending: list[dict[str, Any]] = []
-        for intent, request in _irreversible(control_plane, state):
+        for intent, request in _irreversible(control_plane, run_id, handover):
             if intent.id in granted or intent.id in state.get("denied", {}):
                 continue
             grant = control_plane.grants.evaluate_policy(run_id, request)
@@ -104,7 +108,7 @@ def policy_node(control_plane: ControlPlane) -> Node:
                     "via": grant.via,
                 }
             else:
-                pending.append(_pending_payload(control_plane, state, intent, request))
+                pending.append(_pending_payload(control_plane, handover, intent, request))
         return {"granted": granted, "pending": pending}
 
     return policy
@@ -157,13 +161,10 @@ def _unsupported_dict(item: Unsupported) -> dict[str, Any]:
 
 
 def _irreversible(
-    control_plane: ControlPlane, state: FenceState
+    control_plane: ControlPlane, run_id: str, handover: Handover
 ) -> list[tuple[ActionIntent, GrantRequest]]:
-    verified = state.get("verified")
-    if verified is None:
-        return []
     out: list[tuple[ActionIntent, GrantRequest]] = []
-    for intent in Handover.model_validate(verified).action_intents:
+    for intent in handover.action_intents:
         try:
             spec = control_plane.registry.get(intent.tool, intent.version)
         except ToolNotFound:
@@ -173,7 +174,7 @@ def _irreversible(
                 (
                     intent,
                     GrantRequest.for_call(
-                        state["run_id"], spec.name, spec.version, intent.args, intent.depends_on
+                        run_id, spec.name, spec.version, intent.args, intent.depends_on
                     ),
                 )
             )
@@ -181,11 +182,10 @@ def _irreversible(
 
 
 def _pending_payload(
-    control_plane: ControlPlane, state: FenceState, intent: ActionIntent, request: GrantRequest
+    control_plane: ControlPlane, handover: Handover, intent: ActionIntent, request: GrantRequest
 ) -> dict[str, Any]:
     """What a reviewer sees: the exact call and every claim it rests on, with verdicts
     and the ledger spans that support them."""
-    handover = Handover.model_validate(state["verified"])
     claims = [c for c in handover.claims if c.id in intent.depends_on]
     spans: dict[str, str] = {}
     ids = {
