@@ -102,7 +102,7 @@ def fence(
     builder.add_node("policy", _announcing_pending(policy_node(control_plane)))
     builder.add_node("grant", grant_node(control_plane))
     builder.add_node("act", act_node(control_plane))
-    builder.add_node("finish", _finish(writer, max_evidence_rounds))
+    builder.add_node("finish", _finish(writer))
     builder.add_edge(START, "begin")
     builder.add_edge("begin", "agent")
     builder.add_edge("agent", "gate")
@@ -208,11 +208,10 @@ def _rounds_left(limit: int) -> Callable[[FenceState], Literal["agent", "finish"
     return route
 
 
-def _finish(writer: Writer, limit: int) -> Node:
+def _finish(writer: Writer) -> Node:
     def finish(state: FenceState) -> dict[str, Any]:
         return {"result": build_result(state, writer=writer)}
 
-    del limit
     return finish
 
 
