@@ -5,6 +5,9 @@ claim into sentences, and score every (window, sentence) pair with the cross-enc
 A sentence is as supported as its best window (max over windows: evidence may sit
 anywhere in a long document); a claim is as supported as its weakest sentence (min
 over sentences: one unsupported sentence makes the whole claim unsupported).
+
+torch is imported where a model is loaded or run, not with the package, so that
+``import assay`` and the command line stay quick for work that never needs the model.
 """
 
 from __future__ import annotations
@@ -16,8 +19,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import torch
 
 from assay.verifier._cache import EntailmentCache, cache_key
 from assay.verifier._calibration import Calibration, entailment_log_odds
@@ -124,6 +125,7 @@ class Verifier:
         ``threads`` sets torch's intra-op threads; ``quantize`` applies dynamic int8
         quantisation to the linear layers (faster on CPU, slightly less accurate).
         """
+        import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         source = os.fspath(path_or_id)
@@ -214,6 +216,8 @@ class Verifier:
         ]
 
     def _result(self, odds: float, job: _Job, row: Sequence[float]) -> Entailment:
+        import torch
+
         scaled = torch.tensor(row) / self.calibration.temperature
         probs = torch.softmax(scaled, dim=0).tolist()
         by_label = {label: float(p) for label, p in zip(self.labels, probs, strict=True)}
@@ -251,6 +255,8 @@ class Verifier:
         return [row for row in out if row is not None]
 
     def _forward(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[float, ...]]:
+        import torch
+
         encoded = self.tokenizer(
             [p for p, _ in pairs],
             [h for _, h in pairs],
