@@ -6,7 +6,10 @@ Prints JSON and writes ``benchmarks/results/verifier_accuracy.json``:
   fifth of MNLI dev-matched, ANLI R1-R3 test, SICK test);
 * ROC AUC and balanced accuracy per grounding set (BEGIN dev wow/cmu/tc, WiCE claim
   dev, SummEdits news/podcast held out from training) at the shipped threshold, which
-  was chosen on these same dev sets: they are dev figures, not test figures.
+  was chosen on these same dev sets: they are dev figures, not test figures;
+* the same ROC AUC with the calibration refitted on the *other* sets only
+  (``roc_auc_held_out``: the set itself never shapes how its two signals are weighed),
+  and each signal alone: the model's log-odds and the claim's word coverage.
 
 Usage: ``python benchmarks/verifier_accuracy.py [--data ../shared/data] [--limit N]``
 """
@@ -31,11 +34,13 @@ import torch
 
 from assay.verifier import Verifier
 from assay.verifier import _data as data
-from assay.verifier._calibrate import metrics, score_sets
+from assay.verifier._calibrate import Features, fit, metrics, score_sets
 from assay.verifier._evaluate import (
+    Item,
     balanced_accuracy,
     best_threshold,
     grounding_sets,
+    roc_auc,
 )
 from benchmarks._common import write_result
 
@@ -77,6 +82,34 @@ def nli_accuracy(verifier: Verifier, root: Path, limit: int | None) -> dict[str,
     return out
 
 
+def grounding_figures(
+    verifier: Verifier, sets: dict[str, list[Item]], features: Features
+) -> dict[str, Any]:
+    """Per set: shipped-calibration metrics, held-out-calibration AUC, each signal alone."""
+    out = metrics(sets, features, verifier.calibration)
+    for name, items in sets.items():
+        labels = [i.supported for i in items]
+        shipped = [verifier.calibration.score(x, cov) for x, cov in features[name]]
+        own = best_threshold(shipped, labels)
+        others = fit(sets, features, [n for n in sets if n != name])
+        held_out = [others.score(x, cov) for x, cov in features[name]]
+        out[name].update(
+            balanced_accuracy_own_threshold=round(balanced_accuracy(shipped, labels, own), 4),
+            roc_auc_held_out=round(roc_auc(held_out, labels), 4),
+            roc_auc_model_only=round(roc_auc([x for x, _ in features[name]], labels), 4),
+            roc_auc_coverage_only=round(roc_auc([c for _, c in features[name]], labels), 4),
+        )
+    begin = [n for n in sets if n.startswith("begin_")]
+    pooled_labels = [i.supported for n in begin for i in sets[n]]
+    pooled = [verifier.calibration.score(x, c) for n in begin for x, c in features[n]]
+    out["begin_pooled"] = {
+        "n": len(pooled_labels),
+        "positives": sum(pooled_labels),
+        "roc_auc": round(roc_auc(pooled, pooled_labels), 4),
+    }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -92,19 +125,16 @@ def main() -> None:
     )
     started = time.monotonic()
     sets = grounding_sets(args.data, limit=args.limit)
-    odds = score_sets(verifier, sets, log=lambda line: print(line, flush=True))
-    grounding = metrics(sets, odds, verifier.calibration)
-    for name, items in sets.items():
-        labels = [i.supported for i in items]
-        scores = [verifier.calibration.score(x) for x in odds[name]]
-        own = best_threshold(scores, labels)
-        grounding[name]["balanced_accuracy_own_threshold"] = round(
-            balanced_accuracy(scores, labels, own), 4
-        )
+    features = score_sets(verifier, sets, log=lambda line: print(line, flush=True))
     result = {
         "model": verifier.model_id,
+        "calibration": {
+            "a": verifier.calibration.a,
+            "b": verifier.calibration.b,
+            "c": verifier.calibration.c,
+        },
         "threshold": verifier.threshold,
-        "grounding_dev": grounding,
+        "grounding_dev": grounding_figures(verifier, sets, features),
         "nli_test": nli_accuracy(verifier, args.data, args.limit),
         "published_for_context": PUBLISHED,
         "limit": args.limit,

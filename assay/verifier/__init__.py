@@ -3,7 +3,7 @@
 ``Verifier.default()`` loads the shipped cross-encoder (or the model named by
 ``ASSAY_NLI_MODEL``); any Hugging Face NLI sequence classifier can replace it through
 ``Verifier.from_pretrained``. Results are :class:`Entailment` records with a
-calibrated score and the character span of the deciding evidence window.
+calibrated score and the character span of the evidence that decided.
 """
 
 from assay.verifier._cache import CacheKey, EntailmentCache, InMemoryEntailmentCache, cache_key
@@ -20,7 +20,13 @@ from assay.verifier._records import LABELS, Entailment, Label
 from assay.verifier._reworded import RewordedUnsupportedCheck
 from assay.verifier._sql_cache import SqlEntailmentCache
 from assay.verifier._standin import LexicalNLI
-from assay.verifier._text import missing_numbers, premise_windows, split_claim
+from assay.verifier._text import (
+    coverage,
+    focused_premises,
+    missing_numbers,
+    premise_windows,
+    split_claim,
+)
 from assay.verifier._unsupported import Unsupported
 from assay.verifier._verifier import DEFAULT_MODEL_DIR, MODEL_ENV, Verifier, label_order
 
@@ -48,6 +54,8 @@ __all__ = [
     "Verifier",
     "VerifierError",
     "cache_key",
+    "coverage",
+    "focused_premises",
     "label_order",
     "missing_numbers",
     "premise_windows",

@@ -1,9 +1,9 @@
-"""A pluggable cache of raw window scores, keyed by model and content hashes.
+"""A pluggable cache of raw premise scores, keyed by model and content hashes.
 
-Caching sits under the claim splitting and windowing: one entry per (window, claim
-sentence) pair, so a document re-checked against a new claim reuses the windows that
-were already scored against the same sentences. Keys hold only hashes, so a shared
-(database-backed) cache never stores the evidence text twice.
+Caching sits under the claim splitting and premise building: one entry per (premise,
+claim sentence) pair, so re-checking a claim against the same evidence runs no model.
+Keys hold only hashes, so a shared (database-backed) cache never stores the evidence
+text twice.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class CacheKey:
 
 
 def cache_key(model: str, premise: str, hypothesis: str) -> CacheKey:
-    """The key for one premise window and one hypothesis sentence."""
+    """The key for one premise and one hypothesis sentence."""
     return CacheKey(
         model=model,
         premise_sha256=hashlib.sha256(premise.encode("utf-8")).hexdigest(),

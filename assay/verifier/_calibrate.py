@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assay.verifier._calibration import Calibration, fit_platt, sigmoid
+from assay.verifier._calibration import Calibration, coverage_penalty, fit_logistic
 from assay.verifier._evaluate import (
     Item,
     balanced_accuracy,
@@ -17,27 +17,47 @@ from assay.verifier._evaluate import (
 )
 from assay.verifier._verifier import Verifier
 
+#: Per set, per item: (model log-odds of support, claim word coverage of the document).
+Features = dict[str, list[tuple[float, float]]]
+
 
 def score_sets(
     verifier: Verifier, sets: dict[str, list[Item]], log: Callable[[str], None] = print
-) -> dict[str, list[float]]:
-    """Raw log-odds of support for every item of every set."""
-    out: dict[str, list[float]] = {}
+) -> Features:
+    """The two calibration inputs for every item of every set."""
+    out: Features = {}
     for name, items in sets.items():
         started = time.monotonic()
-        out[name] = verifier.log_odds_many([(i.document, i.claim) for i in items])
+        out[name] = verifier.support_features([(i.document, i.claim) for i in items])
         log(f"scored {name}: {len(items)} items in {time.monotonic() - started:.0f}s")
     return out
 
 
+def fit(sets: dict[str, list[Item]], features: Features, names: list[str]) -> Calibration:
+    """Fit ``a, b, c`` and the threshold on the pooled items of ``names``.
+
+    A coverage weight that comes out negative (coverage *raising* doubt) would turn the
+    penalty into a bonus; the fit is then redone on the model's log-odds alone.
+    """
+    rows = [f for name in names for f in features[name]]
+    labels = [i.supported for name in names for i in sets[name]]
+    (a, c), b = fit_logistic([(x, coverage_penalty(cov)) for x, cov in rows], labels)
+    if c < 0:
+        (a,), b = fit_logistic([(x,) for x, _ in rows], labels)
+        c = 0.0
+    draft = Calibration(a=a, b=b, c=c, fitted_on=sorted(names))
+    threshold = best_threshold([draft.score(x, cov) for x, cov in rows], labels)
+    return Calibration(a=a, b=b, c=c, threshold=threshold, fitted_on=sorted(names))
+
+
 def metrics(
-    sets: dict[str, list[Item]], odds: dict[str, list[float]], calibration: Calibration
+    sets: dict[str, list[Item]], features: Features, calibration: Calibration
 ) -> dict[str, dict[str, float]]:
     """ROC AUC and balanced accuracy (at the calibrated threshold) per set."""
     result: dict[str, dict[str, float]] = {}
     for name, items in sets.items():
         labels = [i.supported for i in items]
-        scores = [calibration.score(x) for x in odds[name]]
+        scores = [calibration.score(x, cov) for x, cov in features[name]]
         result[name] = {
             "n": len(items),
             "positives": sum(labels),
@@ -54,17 +74,18 @@ def calibrate(
     limit: int | None = None,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Fit Platt scaling and the threshold on all grounding dev sets pooled; save them."""
+    """Fit the calibration on all grounding dev sets pooled and save it."""
     verifier = Verifier.from_pretrained(model_dir)
-    verifier.calibration = Calibration()
     sets = grounding_sets(data_root, limit=limit)
-    odds = score_sets(verifier, sets, log)
-    pooled_x = [x for name in sets for x in odds[name]]
-    pooled_y = [i.supported for name in sets for i in sets[name]]
-    a, b = fit_platt(pooled_x, pooled_y)
-    threshold = best_threshold([sigmoid(a * x + b) for x in pooled_x], pooled_y)
-    calibration = Calibration(a=a, b=b, threshold=threshold, fitted_on=sorted(sets))
+    features = score_sets(verifier, sets, log)
+    calibration = fit(sets, features, list(sets))
     calibration.save(model_dir / "calibration.json")
-    report = {"a": a, "b": b, "threshold": threshold, "dev": metrics(sets, odds, calibration)}
+    report = {
+        "a": calibration.a,
+        "b": calibration.b,
+        "c": calibration.c,
+        "threshold": calibration.threshold,
+        "dev": metrics(sets, features, calibration),
+    }
     log(f"calibration: {report}")
     return report

@@ -131,6 +131,7 @@ class LedgerVerifier:
         cache: EntailmentCache | None = None,
         related_k: int = 3,
         refute_threshold: float = 0.8,
+        override_threshold: float = 0.9,
     ) -> None:
         self._ledger = ledger
         self._model_loader = model_loader
@@ -138,6 +139,7 @@ class LedgerVerifier:
         self.cache = cache
         self.related_k = related_k
         self.refute_threshold = refute_threshold
+        self.override_threshold = override_threshold
 
     @property
     def model(self) -> NLIModel:
@@ -231,12 +233,13 @@ class LedgerVerifier:
             (_entry_at(offsets, r.evidence_span[0]), _shift(r, offsets))
             for r in results[len(cited) + len(related) :]
         ]
-        best_entry, best = max(support, key=lambda pair: pair[1].score)
-        entailed = best.score >= self.model.threshold
+        entailing = [pair for pair in support if pair[1].label == "entailment"]
+        best_entry, best = max(entailing or support, key=lambda pair: pair[1].score)
+        entailed = bool(entailing)
         refuter = _refutation(
             list(zip((*cited, *related), results, strict=False)),
             len(cited),
-            self.refute_threshold,
+            self.override_threshold if entailed else self.refute_threshold,
             clear_only=entailed,
         )
         if refuter is not None:
@@ -435,8 +438,10 @@ def _refutation(
     A cited entry refutes when contradiction is its top label; an uncited, related
     entry only when the model is confident (p >= ``threshold``), because the model is
     small. When the cited evidence already entails the proposition (``clear_only``),
-    only a confident refutation overrides it: a clear contradiction anywhere in the
-    run's evidence blocks the claim, a doubtful one does not.
+    only a confident refutation overrides it, and the caller passes a higher bar
+    (``override_threshold``, 0.9): a small cross-encoder reads "senior associates are
+    capped at EUR 380" as contradicting "associates are capped at EUR 260" with
+    p = 0.81, and overturning what the cited evidence states needs more than that.
     """
     candidates = [
         (entry, result)

@@ -15,10 +15,14 @@ class Entailment:
     """Whether ``document`` supports ``claim``, and which part of it decided.
 
     ``score`` is the calibrated probability that the claim is supported; compare it
-    with :attr:`Verifier.threshold` rather than with 0.5. ``probs`` is the model's
-    (temperature-scaled) distribution over the three labels for the deciding window
+    with :attr:`Verifier.threshold` rather than with 0.5. ``label`` is the decision:
+    ``contradiction`` when the model's top label for the deciding premise is
+    contradiction (whatever the score), else ``entailment`` when the score reaches
+    the threshold, else ``neutral``. ``probs`` is the model's
+    own distribution over the three labels for the deciding premise
     and claim sentence. ``evidence_span`` is ``(start, end)`` in characters of
-    ``document``; for a claim of several sentences, its weakest sentence decides.
+    ``document``, covering the sentences that premise was built from; for a claim of
+    several sentences, its weakest sentence decides.
     """
 
     label: Label
@@ -29,5 +33,5 @@ class Entailment:
 
     @property
     def supported(self) -> bool:
-        """Whether the model's top label is entailment."""
+        """Whether the claim counts as supported (the label is entailment)."""
         return self.label == "entailment"

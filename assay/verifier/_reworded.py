@@ -17,7 +17,7 @@ from functools import cache
 
 from assay.gate import GateError, Handover
 from assay.ledger import Ledger, LedgerEntry
-from assay.verifier._standin import STOP_WORDS
+from assay.verifier._text import STOP_WORDS
 from assay.verifier._unsupported import Unsupported
 
 #: Cosine similarity at or above which two propositions say the same thing.

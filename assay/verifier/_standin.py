@@ -6,36 +6,13 @@ and negation, nothing more, and says so in its model id.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from assay.verifier._cache import EntailmentCache
 from assay.verifier._records import Entailment
-from assay.verifier._text import split_sentences
+from assay.verifier._text import STOP_WORDS, split_sentences, word_stems
 
-_WORD = re.compile(r"[a-z0-9]+(?:[.,/][a-z0-9]+)*")
-#: Function words left out when comparing what two texts say.
-_FUNCTION_WORDS = (
-    "a an the of to in on at for by with and or is are was were be been it its this that "
-    "as from has have had per which who"
-)
-STOP_WORDS = frozenset(_FUNCTION_WORDS.split())
 _NEGATION = frozenset(["no", "not", "never", "none", "without", "neither", "nor"])
-
-
-def _stem(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("ed") and len(word) > 4:
-        word = word[:-2]
-        return word[:-1] if len(word) > 2 and word[-1] == word[-2] else word
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
-
-
-def _words(text: str) -> list[str]:
-    return [_stem(w) for w in _WORD.findall(text.lower().replace("'s", ""))]
 
 
 class LexicalNLI:
@@ -80,11 +57,11 @@ class LexicalNLI:
 
 
 def _content(text: str) -> list[str]:
-    return [w for w in _words(text) if w not in STOP_WORDS and w not in _NEGATION]
+    return [w for w in word_stems(text) if w not in STOP_WORDS and w not in _NEGATION]
 
 
 def _negated(text: str) -> bool:
-    return any(w in _NEGATION for w in _words(text))
+    return any(w in _NEGATION for w in word_stems(text))
 
 
 def best_sentence(document: str, claim: str) -> tuple[tuple[int, int], float]:
@@ -93,7 +70,7 @@ def best_sentence(document: str, claim: str) -> tuple[tuple[int, int], float]:
     wanted = _content(claim)
     best_span, best = (0, len(document)), 0.0
     for sentence in split_sentences(document):
-        have = set(_words(sentence.text))
+        have = set(word_stems(sentence.text))
         coverage = sum(w in have for w in wanted) / len(wanted) if wanted else 0.0
         if coverage > best:
             best_span, best = (sentence.start, sentence.end), coverage

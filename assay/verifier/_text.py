@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 #: Words after which a period does not end a sentence.
 _ABBREVIATIONS = frozenset(
@@ -42,6 +44,18 @@ _ABBREVIATIONS = frozenset(
 _BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s+|\n\s*")
 _WORD = re.compile(r"\S+")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?![\w])")
+_STEM_WORD = re.compile(r"[a-z0-9]+(?:[.,/][a-z0-9]+)*")
+#: Function words left out when comparing what two texts say.
+_FUNCTION_WORDS = (
+    "a an the of to in on at for by with and or is are was were be been it its this that "
+    "as from has have had per which who"
+)
+STOP_WORDS = frozenset(_FUNCTION_WORDS.split())
+
+#: A sentence longer than this many words is cut into pieces before premises are built.
+DEFAULT_UNIT_WORDS = 60
+#: Premises per claim sentence: its best evidence unit, the best two, the best three.
+DEFAULT_FOCUS = 3
 
 #: Premise windows are cut at about this many words: ~200 word pieces, inside the
 #: 256-token input the shipped model was trained with (the claim takes the rest).
@@ -156,3 +170,96 @@ def best_window(text: str, hypothesis: str, *, window_words: int = DEFAULT_WINDO
 def join_sentences(sentences: Sequence[str]) -> str:
     """Join evidence sentences into one premise string."""
     return " ".join(s.strip() for s in sentences if s.strip())
+
+
+@cache
+def _stemmer() -> Any:
+    import snowballstemmer  # pyright: ignore[reportMissingTypeStubs]
+
+    return snowballstemmer.stemmer("english")
+
+
+def word_stems(text: str) -> list[str]:
+    """Lower-cased words of ``text``, Snowball (Porter 2) stemmed.
+
+    Enough to make "invoices", "invoiced" and "invoice" meet when two texts are
+    compared word by word; numbers keep their decimal and thousands separators.
+    """
+    words = _STEM_WORD.findall(text.lower().replace("'s", ""))
+    return list(_stemmer().stemWords(words))
+
+
+def content_words(text: str) -> list[str]:
+    """The word stems of ``text`` that carry content (function words left out)."""
+    return [w for w in word_stems(text) if w not in STOP_WORDS]
+
+
+def coverage(claim: str, document: str) -> float:
+    """The share of the claim's content words that the document writes anywhere.
+
+    A claim that adds words its evidence never uses (a name, a detail, an opinion)
+    says more than the evidence does; this is the signal the calibration combines
+    with the model's log-odds. A claim without content words is fully covered.
+    """
+    wanted = content_words(claim)
+    if not wanted:
+        return 1.0
+    have = set(word_stems(document))
+    return sum(w in have for w in wanted) / len(wanted)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Premise:
+    """Evidence put before the model: ``text`` joins whole units of a document, in
+    document order; ``span`` is ``(start, end)`` in the document, covering them all."""
+
+    text: str
+    span: tuple[int, int]
+
+
+def evidence_units(text: str, *, unit_words: int = DEFAULT_UNIT_WORDS) -> list[Span]:
+    """The sentences of ``text``, a sentence longer than ``unit_words`` cut into
+    consecutive pieces of that many words (tables and run-on lines stay usable)."""
+    units: list[Span] = []
+    for sentence in split_sentences(text) or [Span(start=0, end=len(text), text=text)]:
+        words = list(_WORD.finditer(sentence.text))
+        if len(words) <= unit_words:
+            units.append(sentence)
+            continue
+        for first in range(0, len(words), unit_words):
+            piece = words[first : first + unit_words]
+            start = sentence.start + piece[0].start()
+            end = sentence.start + piece[-1].end()
+            units.append(Span(start=start, end=end, text=text[start:end]))
+    return units
+
+
+def focused_premises(
+    document: str,
+    claim_sentence: str,
+    *,
+    focus: int = DEFAULT_FOCUS,
+    unit_words: int = DEFAULT_UNIT_WORDS,
+) -> list[Premise]:
+    """Premises built from the units of ``document`` that share most content words
+    with ``claim_sentence``: the best unit alone, the best two, ... up to ``focus``.
+
+    Why not the whole document or long windows: a small cross-encoder reads a short,
+    relevant premise far better than a long one in which the supporting sentence is
+    diluted, and a fact spread over two or three sentences is still seen whole. Ties
+    keep document order; identical premises are returned once.
+    """
+    units = evidence_units(document, unit_words=unit_words)
+    if not units:
+        return [Premise(text=document, span=(0, len(document)))]
+    wanted = set(content_words(claim_sentence))
+    shared = [len(wanted & set(word_stems(u.text))) for u in units]
+    ranked = sorted(range(len(units)), key=lambda i: (-shared[i], i))
+    premises: list[Premise] = []
+    for size in range(1, min(focus, len(units)) + 1):
+        chosen = sorted(ranked[:size])
+        text = " ".join(units[i].text for i in chosen)
+        if premises and premises[-1].text == text:
+            continue
+        premises.append(Premise(text=text, span=(units[chosen[0]].start, units[chosen[-1]].end)))
+    return premises

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import math
+import random
 from pathlib import Path
 
 import pytest
@@ -17,14 +19,16 @@ from assay.verifier import (
     ModelLoadError,
     Verifier,
     cache_key,
+    coverage,
+    focused_premises,
     label_order,
     missing_numbers,
     premise_windows,
     split_claim,
 )
-from assay.verifier._calibration import fit_platt
+from assay.verifier._calibration import coverage_penalty, fit_logistic
 from assay.verifier._evaluate import balanced_accuracy, best_threshold, roc_auc
-from assay.verifier._text import split_sentences
+from assay.verifier._text import evidence_units, split_sentences
 
 
 def test_label_order_maps_names_in_model_order() -> None:
@@ -102,14 +106,59 @@ def test_in_memory_cache_round_trip() -> None:
     assert key.premise_sha256 != key.hypothesis_sha256
 
 
-def test_calibration_round_trip_and_fit(tmp_path: Path) -> None:
-    calibration = Calibration(a=2.0, b=-1.0, threshold=0.4, fitted_on=["x"])
+def test_calibration_round_trip(tmp_path: Path) -> None:
+    calibration = Calibration(a=2.0, b=-1.0, c=1.5, threshold=0.4, fitted_on=["x"])
     calibration.save(tmp_path / "calibration.json")
     assert Calibration.load(tmp_path / "calibration.json") == calibration
     assert Calibration.load(tmp_path / "absent.json") == Calibration()
-    xs = [-3.0, -2.0, -1.0, -0.5, 0.5, 1.0, 2.0, 3.0]
-    a, _ = fit_platt(xs, [0, 0, 1, 0, 1, 0, 1, 1])
-    assert a > 0
+
+
+def test_logistic_fit_recovers_known_weights() -> None:
+    rng = random.Random(3)
+    rows = [(rng.uniform(-4, 4), rng.uniform(-3, 0)) for _ in range(4000)]
+    labels = [int(rng.random() < 1 / (1 + math.exp(-(1.5 * x + 2.0 * z + 0.5)))) for x, z in rows]
+    (a, c), b = fit_logistic(rows, labels)
+    assert abs(a - 1.5) < 0.2 and abs(c - 2.0) < 0.3 and abs(b - 0.5) < 0.3
+
+
+def test_coverage_only_ever_lowers_the_score() -> None:
+    calibration = Calibration(a=1.0, b=0.0, c=2.0)
+    assert coverage_penalty(1.0) == 0.0
+    assert calibration.score(1.0, coverage=1.0) == calibration.score(1.0)
+    scores = [calibration.score(1.0, coverage=k / 10) for k in range(11)]
+    assert scores == sorted(scores) and scores[0] < 0.1 < 0.7 < scores[-1]
+
+
+def test_coverage_counts_content_words_the_document_writes() -> None:
+    document = "The supplier invoiced 40 hours of partner time in March."
+    assert coverage("The supplier invoiced partner time.", document) == 1.0
+    assert coverage("The supplier invoices partners.", document) == 1.0  # stems meet
+    assert coverage("The auditor approved partner time.", document) == 0.5
+    assert coverage("It is.", document) == 1.0  # nothing to cover
+
+
+def test_focused_premises_pick_the_sentences_that_share_the_claim_words() -> None:
+    document = (
+        "The firm was founded in Leeds. It moved to York in 1990. "
+        "Its founder, Ann Reid, retired in 2001. The York office employs 40 people."
+    )
+    premises = focused_premises(document, "Ann Reid founded the York office.", focus=3)
+    assert premises[0].text == "Its founder, Ann Reid, retired in 2001."
+    assert premises[1].text == (
+        "Its founder, Ann Reid, retired in 2001. The York office employs 40 people."
+    )
+    assert len(premises) == 3
+    for premise in premises:  # spans cover every sentence used, in document order
+        start, end = premise.span
+        assert all(part in document[start:end] for part in premise.text.split(". "))
+    assert [p.text for p in focused_premises("One fact.", "One fact.")] == ["One fact."]
+
+
+def test_long_sentences_are_cut_into_units() -> None:
+    line = " ".join(f"w{i}" for i in range(130))
+    units = evidence_units(line, unit_words=60)
+    assert [len(u.text.split()) for u in units] == [60, 60, 10]
+    assert all(line[u.start : u.end] == u.text for u in units)
 
 
 def test_metrics() -> None:

@@ -31,6 +31,7 @@ _ENTRIES = re.compile(
 _INVOICE = re.compile(r"Invoice (INV-\d+)")
 
 BASE_QUERIES = (
+    "engagement letter between the parties",
     "invoice line hours rate total",
     "hourly rate capped per hour",
     "time entries line hours in total",
@@ -56,6 +57,16 @@ class Findings:
     lines: dict[int, tuple[re.Match[str], str]] = field(default_factory=dict)
     caps: dict[str, tuple[int, str]] = field(default_factory=dict)
     entries: dict[int, tuple[re.Match[str], str]] = field(default_factory=dict)
+    #: document -> ledger id of its title passage ("# Engagement letter: ...").
+    titles: dict[str, str] = field(default_factory=dict)
+    #: ledger id -> the document the passage came from.
+    documents: dict[str, str] = field(default_factory=dict)
+
+    def with_title(self, ledger_ids: list[str]) -> list[str]:
+        """The ids plus the title passages of their documents: a claim that names its
+        source ("the engagement letter caps ...") must cite what shows the source."""
+        titles = {self.titles.get(self.documents.get(i, "")) for i in ledger_ids}
+        return [*ledger_ids, *sorted(t for t in titles if t and t not in ledger_ids)]
 
 
 def plan(task: str, feedback: list[dict[str, Any]]) -> list[str]:
@@ -120,6 +131,9 @@ def research_handover(run_id: str, evidence: list[Evidence]) -> Handover:
 def parse(evidence: list[Evidence]) -> Findings:
     found = Findings()
     for item in evidence:
+        found.documents[item.ledger_id] = item.document
+        if item.text.lstrip().startswith("# "):
+            found.titles.setdefault(item.document, item.ledger_id)
         if (invoice := _INVOICE.search(item.text)) and found.invoice is None:
             found.invoice, found.invoice_evidence = invoice.group(1), item.ledger_id
         if item.document.startswith("time"):
@@ -179,7 +193,7 @@ def analyse(cp: ControlPlane, run_id: str, findings: Findings, dropped: dict[str
                     f"line{number}.cap",
                     f"Line {number}'s rate of EUR {rate}/h is within the engagement letter's cap "
                     f"for {role}s.",
-                    letter_ids,
+                    findings.with_title(letter_ids),
                 )
             )
             continue
@@ -188,7 +202,7 @@ def analyse(cp: ControlPlane, run_id: str, findings: Findings, dropped: dict[str
             _claim(
                 f"line{number}.cap",
                 f"The engagement letter caps {role}s at EUR {cap} per hour.",
-                [cap_id],
+                findings.with_title([cap_id]),
             )
         )
         verdict = cp.bus.call(
