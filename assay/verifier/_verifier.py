@@ -43,10 +43,12 @@ from assay.verifier._text import (
 
 #: Environment variable naming a replacement model (hub id or local path).
 MODEL_ENV = "ASSAY_NLI_MODEL"
+#: Environment variable that turns on dynamic int8 quantisation of the default model.
+QUANTIZE_ENV = "ASSAY_NLI_QUANTIZE"
 DEFAULT_MODEL_DIR = Path(__file__).parent / "model"
 #: Entailment-logit penalty for a premise missing one of the claim's numbers.
 NUMBER_PENALTY = 4.0
-_LOADED: dict[tuple[str, int | None], Verifier] = {}
+_LOADED: dict[tuple[str, int | None, bool], Verifier] = {}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,6 +163,7 @@ class Verifier:
         if quantize:
             with warnings.catch_warnings():  # torch marks the eager API deprecated
                 warnings.simplefilter("ignore", DeprecationWarning)
+                warnings.filterwarnings("ignore", ".*quantiz.*deprecated", UserWarning)
                 model = torch.ao.quantization.quantize_dynamic(  # pyright: ignore[reportDeprecated]
                     model, {torch.nn.Linear}, dtype=torch.qint8
                 )
@@ -170,11 +173,17 @@ class Verifier:
 
     @classmethod
     def default(cls, *, threads: int | None = None) -> Verifier:
-        """The shipped model, or the one ``ASSAY_NLI_MODEL`` names; loaded once per process."""
+        """The shipped model, or the one ``ASSAY_NLI_MODEL`` names; loaded once per process.
+
+        ``ASSAY_NLI_QUANTIZE=1`` loads it with dynamic int8 quantisation: about 1.6x the
+        short-claim throughput, ROC AUC within 0.01 on the dev samples measured; fp32
+        stays the default because the calibration was fitted on fp32 outputs.
+        """
         source = os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL_DIR)
-        key = (source, threads)
+        quantize = os.environ.get(QUANTIZE_ENV, "").strip().lower() in ("1", "true", "yes")
+        key = (source, threads, quantize)
         if key not in _LOADED:
-            _LOADED[key] = cls.from_pretrained(source, threads=threads)
+            _LOADED[key] = cls.from_pretrained(source, threads=threads, quantize=quantize)
         return _LOADED[key]
 
     def check(

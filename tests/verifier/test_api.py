@@ -59,6 +59,16 @@ def test_default_honours_the_environment(tmp_path: Path, monkeypatch: pytest.Mon
         Verifier.default()
 
 
+def test_default_can_load_the_int8_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSAY_NLI_QUANTIZE", "1")
+    int8 = Verifier.default()
+    assert int8.model_id.endswith("+int8")
+    result = int8.check("The meeting is on Tuesday at 3 pm.", "The meeting is on Tuesday.")
+    assert result.supported
+    monkeypatch.delenv("ASSAY_NLI_QUANTIZE")
+    assert not Verifier.default().model_id.endswith("+int8")
+
+
 def test_invalid_pairs_are_refused(verifier: Verifier) -> None:
     with pytest.raises(InvalidPair):
         verifier.check("some evidence", "   ")
