@@ -1,4 +1,9 @@
-"""Sentence spans, premise windows and claim splitting.
+"""Sentence spans, claim splitting, focused premises and word coverage.
+
+The verifier reads a claim sentence against :func:`focused_premises` (the document
+sentences that share most of its words) and weighs :func:`coverage` (how many of the
+claim's words the document writes); :func:`premise_windows` and :func:`best_window`
+remain for cutting long training documents.
 
 Everything here works on character offsets into the original text, so the span that
 decided a verdict can be pointed at in the document the caller (or the ledger) holds.
