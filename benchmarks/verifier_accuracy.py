@@ -89,19 +89,21 @@ def grounding_figures(
     out = metrics(sets, features, verifier.calibration)
     for name, items in sets.items():
         labels = [i.supported for i in items]
-        shipped = [verifier.calibration.score(x, cov) for x, cov in features[name]]
+        shipped = [verifier.calibration.score(f.log_odds, f.coverage) for f in features[name]]
         own = best_threshold(shipped, labels)
         others = fit(sets, features, [n for n in sets if n != name])
-        held_out = [others.score(x, cov) for x, cov in features[name]]
+        held_out = [others.score(f.log_odds, f.coverage) for f in features[name]]
         out[name].update(
             balanced_accuracy_own_threshold=round(balanced_accuracy(shipped, labels, own), 4),
             roc_auc_held_out=round(roc_auc(held_out, labels), 4),
-            roc_auc_model_only=round(roc_auc([x for x, _ in features[name]], labels), 4),
-            roc_auc_coverage_only=round(roc_auc([c for _, c in features[name]], labels), 4),
+            roc_auc_model_only=round(roc_auc([f.log_odds for f in features[name]], labels), 4),
+            roc_auc_coverage_only=round(roc_auc([f.coverage for f in features[name]], labels), 4),
         )
     begin = [n for n in sets if n.startswith("begin_")]
     pooled_labels = [i.supported for n in begin for i in sets[n]]
-    pooled = [verifier.calibration.score(x, c) for n in begin for x, c in features[n]]
+    pooled = [
+        verifier.calibration.score(f.log_odds, f.coverage) for n in begin for f in features[n]
+    ]
     out["begin_pooled"] = {
         "n": len(pooled_labels),
         "positives": sum(pooled_labels),

@@ -28,12 +28,20 @@ from assay.verifier._text import (
     split_claim,
 )
 from assay.verifier._unsupported import Unsupported
-from assay.verifier._verifier import DEFAULT_MODEL_DIR, MODEL_ENV, Verifier, label_order
+from assay.verifier._verifier import (
+    DEFAULT_MODEL_DIR,
+    MODEL_ENV,
+    QUANTIZE_ENV,
+    Support,
+    Verifier,
+    label_order,
+)
 
 __all__ = [
     "DEFAULT_MODEL_DIR",
     "LABELS",
     "MODEL_ENV",
+    "QUANTIZE_ENV",
     "CacheKey",
     "Calibration",
     "Entailment",
@@ -48,6 +56,7 @@ __all__ = [
     "NLIModel",
     "RewordedUnsupportedCheck",
     "SqlEntailmentCache",
+    "Support",
     "Unsupported",
     "Verdict",
     "VerifiedHandover",

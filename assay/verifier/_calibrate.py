@@ -15,10 +15,10 @@ from assay.verifier._evaluate import (
     grounding_sets,
     roc_auc,
 )
-from assay.verifier._verifier import Verifier
+from assay.verifier._verifier import Support, Verifier
 
-#: Per set, per item: (model log-odds of support, claim word coverage of the document).
-Features = dict[str, list[tuple[float, float]]]
+#: Per set, per item: the model's log-odds, the claim's word coverage, the veto.
+Features = dict[str, list[Support]]
 
 
 def score_sets(
@@ -41,28 +41,34 @@ def fit(sets: dict[str, list[Item]], features: Features, names: list[str]) -> Ca
     """
     rows = [f for name in names for f in features[name]]
     labels = [i.supported for name in names for i in sets[name]]
-    (a, c), b = fit_logistic([(x, coverage_penalty(cov)) for x, cov in rows], labels)
+    (a, c), b = fit_logistic([(f.log_odds, coverage_penalty(f.coverage)) for f in rows], labels)
     if c < 0:
-        (a,), b = fit_logistic([(x,) for x, _ in rows], labels)
+        (a,), b = fit_logistic([(f.log_odds,) for f in rows], labels)
         c = 0.0
     draft = Calibration(a=a, b=b, c=c, fitted_on=sorted(names))
-    threshold = best_threshold([draft.score(x, cov) for x, cov in rows], labels)
+    threshold = best_threshold([draft.score(f.log_odds, f.coverage) for f in rows], labels)
     return Calibration(a=a, b=b, c=c, threshold=threshold, fitted_on=sorted(names))
 
 
 def metrics(
     sets: dict[str, list[Item]], features: Features, calibration: Calibration
 ) -> dict[str, dict[str, float]]:
-    """ROC AUC and balanced accuracy (at the calibrated threshold) per set."""
+    """Per set: ROC AUC of the score, balanced accuracy of ``score >= threshold`` and
+    of the verifier's decision (the same, with the contradiction veto)."""
     result: dict[str, dict[str, float]] = {}
     for name, items in sets.items():
         labels = [i.supported for i in items]
-        scores = [calibration.score(x, cov) for x, cov in features[name]]
+        scores = [calibration.score(f.log_odds, f.coverage) for f in features[name]]
+        decided = [
+            0.0 if f.contradicted else float(s >= calibration.threshold)
+            for f, s in zip(features[name], scores, strict=True)
+        ]
         result[name] = {
             "n": len(items),
             "positives": sum(labels),
             "roc_auc": round(roc_auc(scores, labels), 4),
             "balanced_accuracy": round(balanced_accuracy(scores, labels, calibration.threshold), 4),
+            "balanced_accuracy_decision": round(balanced_accuracy(decided, labels, 0.5), 4),
         }
     return result
 

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from assay.verifier._cache import EntailmentCache, cache_key
 from assay.verifier._calibration import Calibration, entailment_log_odds
@@ -57,6 +57,17 @@ class _Job:
     sentence: int
     premise: Premise
     hypothesis: str
+
+
+class Support(NamedTuple):
+    """What the calibration of one (document, claim) pair is fitted on and decides."""
+
+    #: The model's log-odds of entailment, weakest sentence's best premise.
+    log_odds: float
+    #: Share of the claim's content words that the document writes.
+    coverage: float
+    #: Whether the model's top label for that premise is contradiction (the veto).
+    contradicted: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -200,10 +211,15 @@ class Verifier:
 
     def support_features(
         self, pairs: Iterable[tuple[str, str]], *, cache: EntailmentCache | None = None
-    ) -> list[tuple[float, float]]:
-        """Per pair, the uncalibrated log-odds of support and the claim's word
-        coverage of the document: the two inputs the calibration is fitted on."""
-        return [(d.log_odds, d.coverage) for d in self._decide(list(pairs), cache)]
+    ) -> list[Support]:
+        """Per pair, the uncalibrated inputs of the decision: the model's log-odds, the
+        claim's word coverage of the document (what the calibration is fitted on) and
+        whether the model's top label vetoes support."""
+        out: list[Support] = []
+        for d in self._decide(list(pairs), cache):
+            top = self.labels[max(range(len(d.logits)), key=d.logits.__getitem__)]
+            out.append(Support(d.log_odds, d.coverage, top == "contradiction"))
+        return out
 
     def _decide(
         self, pairs: list[tuple[str, str]], cache: EntailmentCache | None

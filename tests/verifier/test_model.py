@@ -40,6 +40,10 @@ def test_negation_contradicts(verifier: Verifier) -> None:
     )
     assert result.label == "contradiction" and not result.supported
     assert result.probs["contradiction"] == max(result.probs.values())
+    [support] = verifier.support_features(
+        [("The deployment was rolled back on Friday.", "The deployment was not rolled back.")]
+    )
+    assert support.contradicted and support.log_odds < 0
 
 
 def test_wrong_number_is_not_supported(verifier: Verifier) -> None:
