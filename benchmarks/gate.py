@@ -38,8 +38,9 @@ def _evidence(cp: ControlPlane, run: str) -> list[str]:
             f"Invoice INV-{4400 + i}, line {i + 1}: senior associate, 12.5 h at EUR {400 + i} "
             f"per hour, billed 2024-03-{(i % 28) + 1:02d} under commit {i:07x}a9f3c2e1."
         )
-        ids.append(cp.ledger.append(run, kind="tool_output", source=f"erp@1.0.0#{i}",
-                                    content=content).id)
+        ids.append(
+            cp.ledger.append(run, kind="tool_output", source=f"erp@1.0.0#{i}", content=content).id
+        )
     return ids
 
 
@@ -50,14 +51,23 @@ def _handover(run: str, ids: list[str], agent: str) -> dict[str, Any]:
         for p in range(PROPOSITIONS):
             i = c * PROPOSITIONS + p
             cited = [ids[i], ids[(i + 1) % len(ids)]]
-            props.append({
-                "id": f"p{i}", "ledger_ids": cited,
-                "text": f"Invoice INV-{4400 + i} bills EUR {400 + i} per hour on "
-                        f"2024-03-{(i % 28) + 1:02d} (commit {i:07x}a9f3c2e1).",
-            })
-        claims.append({"id": f"c{c}", "type": "Assertion", "confidence": 0.9,
-                       "text": f"Invoice INV-{4400 + c * PROPOSITIONS} is billed as agreed.",
-                       "propositions": props})
+            props.append(
+                {
+                    "id": f"p{i}",
+                    "ledger_ids": cited,
+                    "text": f"Invoice INV-{4400 + i} bills EUR {400 + i} per hour on "
+                    f"2024-03-{(i % 28) + 1:02d} (commit {i:07x}a9f3c2e1).",
+                }
+            )
+        claims.append(
+            {
+                "id": f"c{c}",
+                "type": "Assertion",
+                "confidence": 0.9,
+                "text": f"Invoice INV-{4400 + c * PROPOSITIONS} is billed as agreed.",
+                "propositions": props,
+            }
+        )
     return {"run_id": run, "from_agent": agent, "status": "ok", "claims": claims}
 
 
@@ -86,8 +96,10 @@ def measure(url: str, n: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
         for name, gate in (("wired", cp.gate), ("bare", bare)):
             result[name] = {
-                "check": _rate(n, lambda i, g=gate, label=name: g.check(
-                    run, _handover(run, ids, f"{label}-{i}"))),
+                "check": _rate(
+                    n,
+                    lambda i, g=gate, label=name: g.check(run, _handover(run, ids, f"{label}-{i}")),
+                ),
                 "errors": _rate(n, lambda i, g=gate: g.errors(run, model)),
             }
         return result
@@ -97,8 +109,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--checks", type=int, default=300)
     args = parser.parse_args()
-    shape = {"claims": CLAIMS, "propositions_per_claim": PROPOSITIONS,
-             "ledger_ids_per_proposition": CITED, "checks": args.checks}
+    shape = {
+        "claims": CLAIMS,
+        "propositions_per_claim": PROPOSITIONS,
+        "ledger_ids_per_proposition": CITED,
+        "checks": args.checks,
+    }
     engines: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         engines["sqlite"] = measure(f"sqlite:///{tmp}/bench.db", args.checks)

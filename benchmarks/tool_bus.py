@@ -30,10 +30,16 @@ from assay import ControlPlane
 from assay.tool_bus import ToolSpec, argument_errors, output_errors
 
 SPEC = ToolSpec(
-    "add", "1.0.0", "Add two integers.",
-    {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-     "required": ["a", "b"]},
-    {"type": "integer"}, "read_only",
+    "add",
+    "1.0.0",
+    "Add two integers.",
+    {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "required": ["a", "b"],
+    },
+    {"type": "integer"},
+    "read_only",
 )
 RESULTS = Path(__file__).parent / "results" / "tool_bus.json"
 

@@ -138,8 +138,11 @@ def check_status(run_id: str, handover: Handover, entries: Entries) -> list[Gate
 
 def check_entailment(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
     return [
-        GateError(code="entailment_preset", path=path("claims", i, "propositions", j,
-                                                      "entailment"), message=_PRESET_MESSAGE)
+        GateError(
+            code="entailment_preset",
+            path=path("claims", i, "propositions", j, "entailment"),
+            message=_PRESET_MESSAGE,
+        )
         for i, claim in enumerate(handover.claims)
         for j, prop in enumerate(claim.propositions)
         if prop.entailment is not None
@@ -151,18 +154,24 @@ def check_citations(run_id: str, handover: Handover, entries: Entries) -> list[G
     errors: list[GateError] = []
     for i, claim in enumerate(handover.claims):
         if claim.type in _NEEDS_EVIDENCE and not claim.propositions:
-            errors.append(GateError(
-                code="missing_ledger_ids", path=path("claims", i, "propositions"),
-                message=f"an {claim.type} needs at least one proposition citing evidence",
-            ))
+            errors.append(
+                GateError(
+                    code="missing_ledger_ids",
+                    path=path("claims", i, "propositions"),
+                    message=f"an {claim.type} needs at least one proposition citing evidence",
+                )
+            )
         for j, prop in enumerate(claim.propositions):
             where = ("claims", i, "propositions", j, "ledger_ids")
             if claim.type in _NEEDS_EVIDENCE and not prop.ledger_ids:
-                errors.append(GateError(
-                    code="missing_ledger_ids", path=path(*where),
-                    message=f"an {claim.type} proposition must cite ledger evidence; "
-                    "state it as a Conjecture or find the evidence",
-                ))
+                errors.append(
+                    GateError(
+                        code="missing_ledger_ids",
+                        path=path(*where),
+                        message=f"an {claim.type} proposition must cite ledger evidence; "
+                        "state it as a Conjecture or find the evidence",
+                    )
+                )
             for k, lid in enumerate(prop.ledger_ids):
                 error = _citation_error(run_id, lid, entries.get(lid), path(*where, k))
                 if error is not None:
@@ -174,14 +183,21 @@ def _citation_error(
     run_id: str, lid: str, entry: LedgerEntry | None, where: str
 ) -> GateError | None:
     if entry is None:
-        return GateError(code="unknown_ledger_id", path=where,
-                         message=f"no ledger entry {lid!r}: cite only entries the ledger holds")
+        return GateError(
+            code="unknown_ledger_id",
+            path=where,
+            message=f"no ledger entry {lid!r}: cite only entries the ledger holds",
+        )
     if entry.run_id != run_id:
-        return GateError(code="foreign_run_ledger_id", path=where,
-                         message=f"{lid!r} belongs to run {entry.run_id!r}, not this run")
+        return GateError(
+            code="foreign_run_ledger_id",
+            path=where,
+            message=f"{lid!r} belongs to run {entry.run_id!r}, not this run",
+        )
     if entry.kind not in EVIDENCE_KINDS:
         return GateError(
-            code="uncitable_entry", path=where,
+            code="uncitable_entry",
+            path=where,
             message=f"{lid!r} is a {entry.kind!r} record, not evidence; cite the "
             f"{'/'.join(sorted(EVIDENCE_KINDS))} entries it rests on instead",
         )
@@ -204,11 +220,14 @@ def check_quotes(run_id: str, handover: Handover, entries: Entries) -> list[Gate
             evidence = evidence_of(run_id, prop, entries)
             needle = prop.text.encode("utf-8")
             if evidence and not any(needle in e.content_bytes for e in evidence):
-                errors.append(GateError(
-                    code="quote_mismatch", path=path("claims", i, "propositions", j, "text"),
-                    message="the quoted text does not occur verbatim in any cited entry "
-                    f"({', '.join(e.id for e in evidence)})",
-                ))
+                errors.append(
+                    GateError(
+                        code="quote_mismatch",
+                        path=path("claims", i, "propositions", j, "text"),
+                        message="the quoted text does not occur verbatim in any cited entry "
+                        f"({', '.join(e.id for e in evidence)})",
+                    )
+                )
     return errors
 
 
@@ -223,27 +242,34 @@ def check_dependencies(run_id: str, handover: Handover, entries: Entries) -> lis
         graph[intent.id] = [d for d in intent.depends_on if d in intents]
         for k, dep in enumerate(intent.depends_on):
             if dep not in known and dep not in intents:
-                errors.append(GateError(
-                    code="dangling_dependency", path=path("action_intents", i, "depends_on", k),
-                    message=f"{dep!r} is not a claim, proposition or action intent of "
-                    "this hand-over",
-                ))
+                errors.append(
+                    GateError(
+                        code="dangling_dependency",
+                        path=path("action_intents", i, "depends_on", k),
+                        message=f"{dep!r} is not a claim, proposition or action intent of "
+                        "this hand-over",
+                    )
+                )
     try:
         tuple(TopologicalSorter(graph).static_order())
     except CycleError as exc:
         cycle: Sequence[str] = exc.args[1]
         index = next(i for i, a in enumerate(handover.action_intents) if a.id == cycle[0])
-        errors.append(GateError(
-            code="dependency_cycle", path=path("action_intents", index, "depends_on"),
-            message="action intents depend on each other in a cycle: " + " -> ".join(cycle),
-        ))
+        errors.append(
+            GateError(
+                code="dependency_cycle",
+                path=path("action_intents", index, "depends_on"),
+                message="action intents depend on each other in a cycle: " + " -> ".join(cycle),
+            )
+        )
     return errors
 
 
 def check_open_questions(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
     return [
         GateError(
-            code="unresolved_open_question", path=path("open_questions", i),
+            code="unresolved_open_question",
+            path=path("open_questions", i),
             message=f"question {q.id!r} is still open and the receiving step requires none; "
             "resolve it or forward it",
         )
@@ -265,8 +291,9 @@ def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list
             evidence = evidence_of(run_id, prop, entries)
             union += evidence
             errors += _proposition_provenance(("claims", i, "propositions", j), prop, evidence)
-        errors += _text_provenance([(("claims", i, "text"), claim.text)], union,
-                                   tool_origin=_says_tool(claim.text))
+        errors += _text_provenance(
+            [(("claims", i, "text"), claim.text)], union, tool_origin=_says_tool(claim.text)
+        )
         claim_evidence[claim.id] = union
         claim_evidence.update({p.id: evidence_of(run_id, p, entries) for p in claim.propositions})
     for i, intent in enumerate(handover.action_intents):
@@ -285,11 +312,14 @@ def _proposition_provenance(
     errors = _text_provenance(texts, evidence, tool_origin=tool_origin)
     only_user = bool(evidence) and all(e.kind == "human_fact" for e in evidence)
     if tool_origin and only_user and not any(e.code == "provenance_mismatch" for e in errors):
-        errors.append(GateError(
-            code="provenance_mismatch", path=path(*where, "ledger_ids"),
-            message="the proposition says its value came from a tool but cites only "
-            "human_fact entries (what the user said)",
-        ))
+        errors.append(
+            GateError(
+                code="provenance_mismatch",
+                path=path(*where, "ledger_ids"),
+                message="the proposition says its value came from a tool but cites only "
+                "human_fact entries (what the user said)",
+            )
+        )
     return errors
 
 
@@ -305,16 +335,22 @@ def _text_provenance(
                 continue
             if any(identifier_in_evidence(ident, t) for t in user_texts):
                 if tool_origin:
-                    errors.append(GateError(
-                        code="provenance_mismatch", path=path(*where),
-                        message=f"{ident.value!r} is said to come from a tool but occurs only "
-                        "in human_fact entries: it is the user's value, echoed",
-                    ))
+                    errors.append(
+                        GateError(
+                            code="provenance_mismatch",
+                            path=path(*where),
+                            message=f"{ident.value!r} is said to come from a tool but occurs only "
+                            "in human_fact entries: it is the user's value, echoed",
+                        )
+                    )
                 continue
-            errors.append(GateError(
-                code="unverified_identifier", path=path(*where),
-                message=f"{ident.kind} {ident.value!r} does not occur in the cited evidence",
-            ))
+            errors.append(
+                GateError(
+                    code="unverified_identifier",
+                    path=path(*where),
+                    message=f"{ident.kind} {ident.value!r} does not occur in the cited evidence",
+                )
+            )
     return errors
 
 
@@ -350,4 +386,3 @@ def _string_leaves(value: JsonValue, where: Where) -> Iterator[tuple[Where, str]
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from _string_leaves(item, (*where, key))
-

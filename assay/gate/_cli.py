@@ -26,14 +26,18 @@ def schema_command() -> None:
 def render_manifest(manifest: RunManifest, console: Console) -> None:
     """Show a run manifest as a header and one table per part of the run."""
     chain = (
-        "[green]chain ok[/]" if manifest.chain_ok
+        "[green]chain ok[/]"
+        if manifest.chain_ok
         else f"[red]chain broken[/]: {escape(manifest.chain_problem or '')}"
     )
-    console.print(Panel(
-        f"[bold]{manifest.run_id}[/]  created {manifest.created_at}\n"
-        f"{manifest.entries} entries  head {manifest.head_hash[:16]}  {chain}",
-        title="audit", expand=False,
-    ))
+    console.print(
+        Panel(
+            f"[bold]{manifest.run_id}[/]  created {manifest.created_at}\n"
+            f"{manifest.entries} entries  head {manifest.head_hash[:16]}  {chain}",
+            title="audit",
+            expand=False,
+        )
+    )
     parts = [
         _phases(manifest),
         _decisions(manifest),
@@ -67,9 +71,11 @@ def _phases(manifest: RunManifest) -> Table:
     for phase in manifest.phases:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(phase.kinds.items()))
         table.add_row(
-            str(phase.index), escape(phase.agent or "-"),
+            str(phase.index),
+            escape(phase.agent or "-"),
             f"[{colours[phase.status]}]{phase.status}[/]",
-            f"{phase.first_seq}-{phase.last_seq}", kinds,
+            f"{phase.first_seq}-{phase.last_seq}",
+            kinds,
         )
     return table
 

@@ -154,7 +154,7 @@ def _retry_state(state: State, reply: AIMessage, report: ReplyReport) -> dict[st
 def _with_text(reply: AIMessage, text: str) -> AIMessage:
     if isinstance(reply.content, str):
         return reply.model_copy(update={"content": text})
-    footnote = text[len(reply.text.rstrip()):]
+    footnote = text[len(reply.text.rstrip()) :]
     blocks = [*reply.content, {"type": "text", "text": footnote}]
     return reply.model_copy(update={"content": blocks})
 

@@ -83,13 +83,18 @@ class Gate:
             errors = self.errors(run_id, model, require_no_open_questions=require_no_open_questions)
         received = self._record_handover(run_id, model, handover)
         decision = GateDecision(
-            accepted=not errors, errors=tuple(errors), handover=model,
+            accepted=not errors,
+            errors=tuple(errors),
+            handover=model,
             handover_entry_id=received.id,
         )
         recorded = self._record_decision(run_id, decision)
         return GateDecision(
-            accepted=decision.accepted, errors=decision.errors, handover=model,
-            handover_entry_id=received.id, decision_entry_id=recorded.id,
+            accepted=decision.accepted,
+            errors=decision.errors,
+            handover=model,
+            handover_entry_id=received.id,
+            decision_entry_id=recorded.id,
         )
 
     def errors(
@@ -116,8 +121,9 @@ class Gate:
         entries = self._ledger.evidence(run_id)
         tools = [e.text for e in entries if e.kind != "human_fact"]
         echoes = [e.text for e in entries if e.kind == "human_fact"]
-        return reply_report(reply, tool_results=tools, conversation=conversation,
-                            extra_echoes=echoes)
+        return reply_report(
+            reply, tool_results=tools, conversation=conversation, extra_echoes=echoes
+        )
 
     # --- action intents ---------------------------------------------------------------
 
@@ -128,8 +134,13 @@ class Gate:
         for i, intent in enumerate(handover.action_intents):
             where = _checks.path("action_intents", i, "tool")
             if self._registry is None:
-                errors.append(GateError(code="unknown_tool", path=where,
-                                        message="no tool registry is configured for this gate"))
+                errors.append(
+                    GateError(
+                        code="unknown_tool",
+                        path=where,
+                        message="no tool registry is configured for this gate",
+                    )
+                )
                 continue
             try:
                 spec = self._registry.get(intent.tool, intent.version)
@@ -138,18 +149,18 @@ class Gate:
                 errors.append(GateError(code=exc.code, path=where, message=f"{exc}{hint}"))
                 continue
             for detail in argument_errors(spec, intent.args):
-                errors.append(GateError(
-                    code="invalid_action_args",
-                    path=_checks.path("action_intents", i, "args", *_pointer(detail.path)),
-                    message=f"{intent.tool}@{spec.version}: {detail.message}",
-                ))
+                errors.append(
+                    GateError(
+                        code="invalid_action_args",
+                        path=_checks.path("action_intents", i, "args", *_pointer(detail.path)),
+                        message=f"{intent.tool}@{spec.version}: {detail.message}",
+                    )
+                )
         return errors
 
     # --- recording --------------------------------------------------------------------
 
-    def _record_handover(
-        self, run_id: str, model: Handover | None, raw: object
-    ) -> LedgerEntry:
+    def _record_handover(self, run_id: str, model: Handover | None, raw: object) -> LedgerEntry:
         if model is not None:
             content = _raw_json(model.model_dump(mode="json"))
             agent = _clean(model.from_agent)
@@ -159,15 +170,17 @@ class Gate:
             meta = {"from_agent": agent, "valid": False}
         source = agent if agent and agent.strip() else _UNKNOWN_AGENT
         meta["schema_version"] = HANDOVER_SCHEMA_VERSION
-        return self._ledger.append(run_id, kind="handover", source=source, content=content,
-                                   metadata=meta)
+        return self._ledger.append(
+            run_id, kind="handover", source=source, content=content, metadata=meta
+        )
 
     def _record_decision(self, run_id: str, decision: GateDecision) -> LedgerEntry:
         body = {
             "accepted": decision.accepted,
             "handover_id": decision.handover_entry_id,
-            "errors": [{"code": e.code, "path": e.path, "message": e.message}
-                       for e in decision.errors],
+            "errors": [
+                {"code": e.code, "path": e.path, "message": e.message} for e in decision.errors
+            ],
         }
         meta = {
             "handover_id": decision.handover_entry_id,
@@ -175,8 +188,11 @@ class Gate:
             "codes": sorted(decision.codes),
         }
         return self._ledger.append(
-            run_id, kind="gate_decision", source=GATE_SOURCE,
-            content=canonical_json(body).decode("utf-8"), metadata=meta,
+            run_id,
+            kind="gate_decision",
+            source=GATE_SOURCE,
+            content=canonical_json(body).decode("utf-8"),
+            metadata=meta,
         )
 
 

@@ -78,14 +78,29 @@ _NUM = r"\d{1,3}(?:[,.' \u00a0\u202f]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 _CURRENCY_SYMBOLS = "$€£¥₹"
 _CURRENCY_CODES = r"USD|EUR|GBP|CHF|JPY|CNY|INR|CAD|AUD|SEK|NOK|DKK|PLN|CZK"
 _AMOUNT = re.compile(
-    r"(?:(?P<sym>[" + _CURRENCY_SYMBOLS + r"])\s?|(?<![A-Za-z])(?P<code>" + _CURRENCY_CODES
-    + r")\s?)(?P<neg>-)?(?P<num>" + _NUM + r")(?![\d])"
+    r"(?:(?P<sym>["
+    + _CURRENCY_SYMBOLS
+    + r"])\s?|(?<![A-Za-z])(?P<code>"
+    + _CURRENCY_CODES
+    + r")\s?)(?P<neg>-)?(?P<num>"
+    + _NUM
+    + r")(?![\d])"
     r"|" + _B + r"(?P<neg2>-)?(?P<num2>" + _NUM + r")\s?"
     r"(?:(?P<sym2>[" + _CURRENCY_SYMBOLS + r"])|(?P<code2>" + _CURRENCY_CODES + r")" + _E + r")"
 )
 _MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 )
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"

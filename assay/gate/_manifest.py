@@ -114,10 +114,16 @@ def build_manifest(ledger: Ledger, run_id: str) -> RunManifest:
     artifacts: list[Artifact] = []
     for entry in entries:
         if entry.kind in EVIDENCE_KINDS:
-            artifacts.append(Artifact(
-                ledger_id=entry.id, seq=entry.seq, kind=entry.kind, source=entry.source,
-                sha256=entry.sha256, size=len(entry.content_bytes),
-            ))
+            artifacts.append(
+                Artifact(
+                    ledger_id=entry.id,
+                    seq=entry.seq,
+                    kind=entry.kind,
+                    source=entry.source,
+                    sha256=entry.sha256,
+                    size=len(entry.content_bytes),
+                )
+            )
         elif entry.kind in _RECORD_LISTS:
             lists[_RECORD_LISTS[entry.kind]].append(_record(entry))
     by_id = {e.id: e for e in entries}
@@ -138,8 +144,12 @@ def build_manifest(ledger: Ledger, run_id: str) -> RunManifest:
 
 def _record(entry: LedgerEntry) -> Record:
     return Record(
-        ledger_id=entry.id, seq=entry.seq, kind=entry.kind, source=entry.source,
-        metadata=entry.metadata, content=_content(entry),
+        ledger_id=entry.id,
+        seq=entry.seq,
+        kind=entry.kind,
+        source=entry.source,
+        metadata=entry.metadata,
+        content=_content(entry),
     )
 
 

@@ -14,7 +14,9 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt, model_validator
 
 HANDOVER_SCHEMA_VERSION = "1.0"
-HANDOVER_SCHEMA_ID = f"https://assay.dev/schemas/handover/{HANDOVER_SCHEMA_VERSION}/handover.schema.json"
+HANDOVER_SCHEMA_ID = (
+    f"https://assay.dev/schemas/handover/{HANDOVER_SCHEMA_VERSION}/handover.schema.json"
+)
 
 ClaimType = Literal["Assertion", "Conjecture", "Quote", "ActionIntent"]
 VerdictLabel = Literal["entailment", "neutral", "contradiction", "missing_evidence"]

@@ -28,8 +28,14 @@ CORRECTION = "correction"
 FLAGGED_REPLY = "flagged_reply"
 
 _ROLES: dict[str, Role] = {
-    "human": "user", "user": "user", "ai": "assistant", "assistant": "assistant",
-    "tool": "tool", "function": "tool", "system": "system", "developer": "system",
+    "human": "user",
+    "user": "user",
+    "ai": "assistant",
+    "assistant": "assistant",
+    "tool": "tool",
+    "function": "tool",
+    "system": "system",
+    "developer": "system",
 }
 
 
@@ -77,8 +83,12 @@ def reply_report(
         else:
             unverified.append(ident)
     known = sorted({i.value for t in (*tools, *echoes) for i in extract_identifiers(t)})
-    return ReplyReport(unverified=tuple(unverified), user_origin=tuple(user_origin),
-                       found=tuple(found), known=tuple(known))
+    return ReplyReport(
+        unverified=tuple(unverified),
+        user_origin=tuple(user_origin),
+        found=tuple(found),
+        known=tuple(known),
+    )
 
 
 def annotate(reply: str, report: ReplyReport, *, after_self_correction: bool = False) -> str:
@@ -156,8 +166,10 @@ def _content_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [_content_text(c.get("text")) if isinstance(c, Mapping) else _content_text(c)
-                 for c in content]
+        parts = [
+            _content_text(c.get("text")) if isinstance(c, Mapping) else _content_text(c)
+            for c in content
+        ]
         return "".join(parts)
     return ""
 

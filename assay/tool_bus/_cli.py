@@ -30,8 +30,9 @@ def tools_list(db: DbOption = None) -> None:
             exact = column != "description"
             table.add_column(column, no_wrap=exact, overflow="fold" if exact else "ellipsis")
         for spec in cp.registry.list():
-            table.add_row(spec.name, spec.version, spec.side_effect, spec.sha256[:12],
-                          spec.description)
+            table.add_row(
+                spec.name, spec.version, spec.side_effect, spec.sha256[:12], spec.description
+            )
         console.print(table)
 
 

@@ -82,8 +82,10 @@ class Grants:
             reasons.append("approver must name who approves")
         if not isinstance(via, str) or not _VIA.fullmatch(via):
             reasons.append(f"via {via!r} must be 'human' or 'policy:<name>'")
-        if not isinstance(ttl_s, int | float) or not (0 < ttl_s <= _MAX_TTL_S) or not (
-            math.isfinite(ttl_s)
+        if (
+            not isinstance(ttl_s, int | float)
+            or not (0 < ttl_s <= _MAX_TTL_S)
+            or not (math.isfinite(ttl_s))
         ):
             reasons.append(f"ttl_s must be between 0 and {_MAX_TTL_S} seconds")
         if not reasons:
@@ -128,7 +130,8 @@ class Grants:
             else:
                 problems += [
                     f"claim {claim_id!r} proposition {i} is {label}, not entailment"
-                    for i, label in enumerate(status.labels) if label != "entailment"
+                    for i, label in enumerate(status.labels)
+                    if label != "entailment"
                 ]
         return problems
 
@@ -137,24 +140,41 @@ class Grants:
         issued = self.clock()
         expires = issued + timedelta(seconds=ttl_s)
         body = {
-            "grant_id": grant_id, "run_id": request.run_id, "tool": request.tool,
-            "version": request.version, "args": dict(request.args),
-            "args_sha256": request.args_sha256, "depends_on": list(request.depends_on),
-            "approver": approver, "via": via, "issued_at": issued.isoformat(),
+            "grant_id": grant_id,
+            "run_id": request.run_id,
+            "tool": request.tool,
+            "version": request.version,
+            "args": dict(request.args),
+            "args_sha256": request.args_sha256,
+            "depends_on": list(request.depends_on),
+            "approver": approver,
+            "via": via,
+            "issued_at": issued.isoformat(),
             "expires_at": expires.isoformat(),
         }
         entry = self._ledger.append(
-            request.run_id, kind="grant", source=f"grant:{via}",
+            request.run_id,
+            kind="grant",
+            source=f"grant:{via}",
             content=canonical_json(body).decode("utf-8"),
             metadata={"grant_id": grant_id, "tool": request.tool, "version": request.version},
         )
         with write_transaction(self._engine) as conn:
-            conn.execute(t.grants.insert().values(
-                grant_id=grant_id, run_id=request.run_id, tool=request.tool,
-                version=request.version, args_sha256=request.args_sha256,
-                depends_on_json=json.dumps(list(request.depends_on)), approver=approver,
-                via=via, issued_at=issued, expires_at=expires, ledger_id=entry.id,
-            ))
+            conn.execute(
+                t.grants.insert().values(
+                    grant_id=grant_id,
+                    run_id=request.run_id,
+                    tool=request.tool,
+                    version=request.version,
+                    args_sha256=request.args_sha256,
+                    depends_on_json=json.dumps(list(request.depends_on)),
+                    approver=approver,
+                    via=via,
+                    issued_at=issued,
+                    expires_at=expires,
+                    ledger_id=entry.id,
+                )
+            )
         return self.get(grant_id)
 
     def get(self, grant_id: str) -> Grant:
@@ -168,10 +188,17 @@ class Grants:
         if row is None:
             raise UnknownGrant(f"no grant {grant_id!r}")
         return Grant(
-            id=row.grant_id, run_id=row.run_id, tool=row.tool, version=row.version,
-            args_sha256=row.args_sha256, depends_on=tuple(json.loads(row.depends_on_json)),
-            approver=row.approver, via=row.via, issued_at=_utc(row.issued_at),
-            expires_at=_utc(row.expires_at), ledger_id=row.ledger_id,
+            id=row.grant_id,
+            run_id=row.run_id,
+            tool=row.tool,
+            version=row.version,
+            args_sha256=row.args_sha256,
+            depends_on=tuple(json.loads(row.depends_on_json)),
+            approver=row.approver,
+            via=row.via,
+            issued_at=_utc(row.issued_at),
+            expires_at=_utc(row.expires_at),
+            ledger_id=row.ledger_id,
         )
 
     def used_by(self, grant_id: str) -> str | None:
@@ -188,8 +215,13 @@ class Grants:
             if not rule.matches(request.tool, request.version, request.args):
                 continue
             try:
-                return self.issue(run_id, request, approver=f"policy:{rule.name}",
-                                  via=f"policy:{rule.name}", ttl_s=rule.ttl_s)
+                return self.issue(
+                    run_id,
+                    request,
+                    approver=f"policy:{rule.name}",
+                    via=f"policy:{rule.name}",
+                    ttl_s=rule.ttl_s,
+                )
             except GrantRefused:
                 continue
         return None
@@ -226,8 +258,10 @@ def _mismatch(grant: Grant, request: GrantRequest, *, claims_given: bool) -> str
         wanted = f"{request.tool}@{request.version}"
         return f"the grant is for {grant.tool}@{grant.version}, not {wanted}"
     if grant.args_sha256 != request.args_sha256:
-        return (f"the grant is for other arguments (sha256 {grant.args_sha256[:12]}…, "
-                f"this call {request.args_sha256[:12]}…)")
+        return (
+            f"the grant is for other arguments (sha256 {grant.args_sha256[:12]}…, "
+            f"this call {request.args_sha256[:12]}…)"
+        )
     if claims_given and sorted(grant.depends_on) != sorted(request.depends_on):
         return f"the grant rests on claims {list(grant.depends_on)}, not {list(request.depends_on)}"
     return None

@@ -44,14 +44,16 @@ class BusTool(BaseTool):
 
     def _run(self, assay_payload: tuple[Any, str | None]) -> str:
         args, tool_call_id = assay_payload
-        result = self.bus.call(self.run_id, self.name, args, version=self.version,
-                               call_id=tool_call_id)
+        result = self.bus.call(
+            self.run_id, self.name, args, version=self.version, call_id=tool_call_id
+        )
         return result.to_json()
 
     async def _arun(self, assay_payload: tuple[Any, str | None]) -> str:
         args, tool_call_id = assay_payload
-        result = await self.bus.acall(self.run_id, self.name, args, version=self.version,
-                                      call_id=tool_call_id)
+        result = await self.bus.acall(
+            self.run_id, self.name, args, version=self.version, call_id=tool_call_id
+        )
         return result.to_json()
 
 
@@ -63,8 +65,12 @@ def langchain_tools(bus: ToolBus, registry: ToolRegistry, run_id: str) -> list[B
             latest[spec.name] = spec  # list() is in semver order: the last one wins
     return [
         BusTool(
-            name=spec.name, description=spec.description, args_schema=thaw(spec.input_schema),
-            bus=bus, run_id=run_id, version=spec.version,
+            name=spec.name,
+            description=spec.description,
+            args_schema=thaw(spec.input_schema),
+            bus=bus,
+            run_id=run_id,
+            version=spec.version,
         )
         for spec in latest.values()
     ]

@@ -84,14 +84,21 @@ class GrantRequest:
         depends_on: Sequence[str] = (),
     ) -> GrantRequest:
         return cls(
-            run_id=run_id, tool=tool, version=version, args=args,
-            args_sha256=args_sha256(dict(args)), depends_on=tuple(depends_on),
+            run_id=run_id,
+            tool=tool,
+            version=version,
+            args=args,
+            args_sha256=args_sha256(dict(args)),
+            depends_on=tuple(depends_on),
         )
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "run_id": self.run_id, "tool": self.tool, "version": self.version,
-            "args": dict(self.args), "args_sha256": self.args_sha256,
+            "run_id": self.run_id,
+            "tool": self.tool,
+            "version": self.version,
+            "args": dict(self.args),
+            "args_sha256": self.args_sha256,
             "depends_on": list(self.depends_on),
         }
 
@@ -120,9 +127,14 @@ class ToolError:
             code=data["code"],
             message=data["message"],
             details=[ErrorDetail(path=d["path"], message=d["message"]) for d in data["details"]],
-            request=None if request is None else GrantRequest(
-                run_id=request["run_id"], tool=request["tool"], version=request["version"],
-                args=request["args"], args_sha256=request["args_sha256"],
+            request=None
+            if request is None
+            else GrantRequest(
+                run_id=request["run_id"],
+                tool=request["tool"],
+                version=request["version"],
+                args=request["args"],
+                args_sha256=request["args_sha256"],
                 depends_on=tuple(request["depends_on"]),
             ),
         )
@@ -155,7 +167,9 @@ class ToolResult:
         data = loads_canonical(text)
         error = data.get("error")
         return cls(
-            ok=data["ok"], output=data["output"], ledger_id=data["ledger_id"],
+            ok=data["ok"],
+            output=data["output"],
+            ledger_id=data["ledger_id"],
             error=None if error is None else ToolError.from_json(error),
         )
 

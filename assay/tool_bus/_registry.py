@@ -86,10 +86,15 @@ class ToolRegistry:
         if existing is None:
             try:
                 with write_transaction(self._engine) as conn:
-                    conn.execute(t.registry.insert().values(
-                        name=spec.name, version=spec.version, spec_json=spec.canonical,
-                        spec_sha256=spec.sha256, registered_at=datetime.now(UTC),
-                    ))
+                    conn.execute(
+                        t.registry.insert().values(
+                            name=spec.name,
+                            version=spec.version,
+                            spec_json=spec.canonical,
+                            spec_sha256=spec.sha256,
+                            registered_at=datetime.now(UTC),
+                        )
+                    )
             except IntegrityError:
                 existing = self._row(spec.name, spec.version)  # registered concurrently
         if existing is not None and existing.spec_sha256 != spec.sha256:
@@ -126,9 +131,11 @@ class ToolRegistry:
         if not isinstance(name, str):
             return []
         with self._engine.connect() as conn:
-            found = conn.execute(
-                sa.select(t.registry.c.version).where(t.registry.c.name == name)
-            ).scalars().all()
+            found = (
+                conn.execute(sa.select(t.registry.c.version).where(t.registry.c.name == name))
+                .scalars()
+                .all()
+            )
         return sorted(found, key=semver.Version.parse)
 
     def list(self) -> list[ToolSpec]:
@@ -160,9 +167,11 @@ class ToolRegistry:
 
     def _row(self, name: str, version: str) -> Any:
         with self._engine.connect() as conn:
-            return conn.execute(sa.select(t.registry).where(
-                t.registry.c.name == name, t.registry.c.version == version
-            )).first()
+            return conn.execute(
+                sa.select(t.registry).where(
+                    t.registry.c.name == name, t.registry.c.version == version
+                )
+            ).first()
 
     def _not_found(self, name: str, version: str | None) -> ToolNotFound:
         versions = self.versions(name)
@@ -170,14 +179,14 @@ class ToolRegistry:
             close = difflib.get_close_matches(str(version), versions, n=3, cutoff=0.0)
             return ToolNotFound(
                 f"{name} has no version {version!r}; registered: {', '.join(versions)}",
-                code="unknown_version", suggestions=close,
+                code="unknown_version",
+                suggestions=close,
             )
         with self._engine.connect() as conn:
             names = conn.execute(sa.select(t.registry.c.name).distinct()).scalars().all()
         close = difflib.get_close_matches(str(name), list(names), n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        return ToolNotFound(f"no tool named {name!r}{hint}", code="unknown_tool",
-                            suggestions=close)
+        return ToolNotFound(f"no tool named {name!r}{hint}", code="unknown_tool", suggestions=close)
 
 
 class RegistryView:

@@ -133,8 +133,10 @@ def _problems(spec: ToolSpec) -> list[str]:
             f"name {spec.name!r} must be 1-64 characters of letters, digits, _ or -, "
             "starting with a letter"
         )
-    if not isinstance(spec.version, str) or len(spec.version) > 64 or not (
-        semver.Version.is_valid(spec.version)
+    if (
+        not isinstance(spec.version, str)
+        or len(spec.version) > 64
+        or not (semver.Version.is_valid(spec.version))
     ):
         problems.append(f"version {spec.version!r} is not a semantic version (MAJOR.MINOR.PATCH)")
     if not isinstance(spec.description, str) or not spec.description.strip():
@@ -151,7 +153,7 @@ def _problems(spec: ToolSpec) -> list[str]:
 def _schema_problems(field: str, schema: object, *, need_object: bool) -> list[str]:
     plain = thaw(schema)
     if need_object and not (isinstance(plain, dict) and plain.get("type") == "object"):
-        return [f"{field} must be a JSON Schema with \"type\": \"object\" (arguments are one dict)"]
+        return [f'{field} must be a JSON Schema with "type": "object" (arguments are one dict)']
     if not isinstance(plain, dict | bool):
         return [f"{field} must be a JSON Schema (an object or a boolean)"]
     if isinstance(plain, dict) and plain.get("$schema", _DIALECT) != _DIALECT:

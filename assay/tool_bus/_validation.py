@@ -70,8 +70,11 @@ def json_problems(value: object, path: str = "", depth: int = 0) -> list[ErrorDe
     if isinstance(value, str):
         return _str_problems(value, path)
     if isinstance(value, list):
-        return [p for i, v in enumerate(cast(list[Any], value))
-                for p in json_problems(v, f"{path}/{i}", depth + 1)]
+        return [
+            p
+            for i, v in enumerate(cast(list[Any], value))
+            for p in json_problems(v, f"{path}/{i}", depth + 1)
+        ]
     if isinstance(value, dict):
         return _dict_problems(cast(dict[Any, Any], value), path, depth)
     return [ErrorDetail(path=path, message=f"{type(value).__name__} is not a JSON value")]
@@ -103,8 +106,9 @@ def argument_errors(spec: ToolSpec, args: object) -> list[ErrorDetail]:
     schema allows them, each violation with the JSON pointer of the offending value.
     """
     if not isinstance(args, dict):
-        return [ErrorDetail(path="", message=f"arguments must be an object, not "
-                                             f"{_json_type(args)}")]
+        return [
+            ErrorDetail(path="", message=f"arguments must be an object, not {_json_type(args)}")
+        ]
     return _errors(spec, "input", args)
 
 
@@ -161,19 +165,24 @@ def _details(error: ValidationError) -> list[ErrorDetail]:
     instance = error.instance
     if error.validator == "required" and isinstance(instance, dict):
         missing = [n for n in cast(list[str], error.validator_value) if n not in instance]
-        return [ErrorDetail(path=pointer([*base, n]), message="required property is missing")
-                for n in missing]
-    if error.validator in _OPEN_KEYS and error.validator_value is False and isinstance(
-        instance, dict
+        return [
+            ErrorDetail(path=pointer([*base, n]), message="required property is missing")
+            for n in missing
+        ]
+    if (
+        error.validator in _OPEN_KEYS
+        and error.validator_value is False
+        and isinstance(instance, dict)
     ):
         return [_unexpected(base, error)]
     return [ErrorDetail(path=pointer(base), message=_short(error.message))]
 
 
 def _unexpected(base: list[Any], error: ValidationError) -> ErrorDetail:
-    return ErrorDetail(path=pointer(base), message=_short(
-        error.message.replace("Unevaluated properties", "Unknown properties")
-    ))
+    return ErrorDetail(
+        path=pointer(base),
+        message=_short(error.message.replace("Unevaluated properties", "Unknown properties")),
+    )
 
 
 def _short(message: str) -> str:

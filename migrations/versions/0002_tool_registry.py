@@ -116,7 +116,8 @@ def upgrade() -> None:
         sa.Column("result_json", sa.Text(), nullable=False),
         sa.Column("finished_at", _tz(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["run_id", "call_id"], ["tool_calls.run_id", "tool_calls.call_id"],
+            ["run_id", "call_id"],
+            ["tool_calls.run_id", "tool_calls.call_id"],
             name="fk_tool_call_results_call",
         ),
     )

@@ -47,43 +47,61 @@ class World:
 
     def handover(self) -> dict[str, Any]:
         """A hand-over that passes every check; each test changes one thing."""
-        return copy.deepcopy({
-            "run_id": self.run,
-            "from_agent": "auditor",
-            "status": "ok",
-            "claims": [
-                {
-                    "id": "c1", "type": "Assertion", "confidence": 0.9,
-                    "text": "Invoice INV-4421 belongs to customer CUST-7781.",
-                    "propositions": [{
-                        "id": "p1",
-                        "text": "The CRM lookup returned invoice INV-4421 for CUST-7781.",
-                        "ledger_ids": [self.crm],
-                    }],
-                },
-                {
-                    "id": "c2", "type": "Quote", "confidence": 1.0,
-                    "text": "The contract caps consulting fees.",
-                    "propositions": [{
-                        "id": "p2", "text": "caps consulting fees at EUR 380 per day",
-                        "ledger_ids": [self.contract],
-                    }],
-                },
-                {
-                    "id": "c3", "type": "Conjecture", "confidence": 0.3,
-                    "text": "The overcharge may be a data-entry slip.", "propositions": [],
-                },
-            ],
-            "open_questions": [
-                {"id": "q1", "text": "Was a discount agreed?", "status": "resolved"},
-            ],
-            "action_intents": [{
-                "id": "a1", "tool": "flag_invoice_line", "requires_grant": True,
-                "args": {"invoice": "INV-4421", "line": 14, "amount_over_cap": 120.0},
-                "depends_on": ["c1", "c2"],
-            }],
-            "errors": [],
-        })
+        return copy.deepcopy(
+            {
+                "run_id": self.run,
+                "from_agent": "auditor",
+                "status": "ok",
+                "claims": [
+                    {
+                        "id": "c1",
+                        "type": "Assertion",
+                        "confidence": 0.9,
+                        "text": "Invoice INV-4421 belongs to customer CUST-7781.",
+                        "propositions": [
+                            {
+                                "id": "p1",
+                                "text": "The CRM lookup returned invoice INV-4421 for CUST-7781.",
+                                "ledger_ids": [self.crm],
+                            }
+                        ],
+                    },
+                    {
+                        "id": "c2",
+                        "type": "Quote",
+                        "confidence": 1.0,
+                        "text": "The contract caps consulting fees.",
+                        "propositions": [
+                            {
+                                "id": "p2",
+                                "text": "caps consulting fees at EUR 380 per day",
+                                "ledger_ids": [self.contract],
+                            }
+                        ],
+                    },
+                    {
+                        "id": "c3",
+                        "type": "Conjecture",
+                        "confidence": 0.3,
+                        "text": "The overcharge may be a data-entry slip.",
+                        "propositions": [],
+                    },
+                ],
+                "open_questions": [
+                    {"id": "q1", "text": "Was a discount agreed?", "status": "resolved"},
+                ],
+                "action_intents": [
+                    {
+                        "id": "a1",
+                        "tool": "flag_invoice_line",
+                        "requires_grant": True,
+                        "args": {"invoice": "INV-4421", "line": 14, "amount_over_cap": 120.0},
+                        "depends_on": ["c1", "c2"],
+                    }
+                ],
+                "errors": [],
+            }
+        )
 
 
 def make_world(plane: ControlPlane) -> World:
@@ -95,8 +113,20 @@ def make_world(plane: ControlPlane) -> World:
     git = ledger.append(run, kind="tool_output", source="git.log@1.0.0", content=GIT)
     user = ledger.append(run, kind="human_fact", source="user", content=USER)
     foreign = ledger.append(other, kind="tool_output", source="crm.lookup@1.0.0", content=CRM)
-    record = ledger.append(run, kind="handover", source="researcher",
-                           content='{"claims": ["INV-4421 belongs to CUST-7781"]}')
+    record = ledger.append(
+        run,
+        kind="handover",
+        source="researcher",
+        content='{"claims": ["INV-4421 belongs to CUST-7781"]}',
+    )
     plane.registry.register(FLAG, lambda args: {"flag_id": "F-1"})
-    return World(plane=plane, run=run, crm=crm.id, contract=contract.id, git=git.id,
-                 user=user.id, foreign=foreign.id, record=record.id)
+    return World(
+        plane=plane,
+        run=run,
+        crm=crm.id,
+        contract=contract.id,
+        git=git.id,
+        user=user.id,
+        foreign=foreign.id,
+        record=record.id,
+    )

@@ -206,8 +206,13 @@ def test_all_errors_are_reported_at_once(plane: ControlPlane) -> None:
     for mutate in (_unknown_id, _misquote, _unknown_tool, _failed_silently, _invented_arg):
         mutate(handover, world)
     decision = plane.gate.check(world.run, handover)
-    assert {"unknown_ledger_id", "quote_mismatch", "unknown_tool", "failed_without_errors",
-            "unverified_identifier"} <= decision.codes
+    assert {
+        "unknown_ledger_id",
+        "quote_mismatch",
+        "unknown_tool",
+        "failed_without_errors",
+        "unverified_identifier",
+    } <= decision.codes
 
 
 def test_filled_entailment_of_any_shape_is_entailment_preset(plane: ControlPlane) -> None:
@@ -232,8 +237,11 @@ def test_schema_violations_are_all_listed_with_paths(plane: ControlPlane) -> Non
     decision = plane.gate.check(world.run, handover)
     assert decision.handover is None
     paths = {e.path for e in decision.errors if e.code == "schema_violation"}
-    assert {"$.claims[0].confidence", "$.claims[1].type",
-            "$.action_intents[0].requires_grant"} <= paths
+    assert {
+        "$.claims[0].confidence",
+        "$.claims[1].type",
+        "$.action_intents[0].requires_grant",
+    } <= paths
 
 
 def test_duplicate_ids_are_refused(plane: ControlPlane) -> None:
@@ -266,7 +274,8 @@ def test_hand_over_and_decision_are_recorded(plane: ControlPlane) -> None:
     assert recorded.kind == "gate_decision"
     # Without its evidence, the proposition's identifiers are unverified as well.
     assert recorded.metadata == {
-        "accepted": False, "codes": ["unknown_ledger_id", "unverified_identifier"],
+        "accepted": False,
+        "codes": ["unknown_ledger_id", "unverified_identifier"],
         "handover_id": received.id,
     }
     assert '"path":"$.claims[0].propositions[0].ledger_ids[0]"' in recorded.text
@@ -293,7 +302,8 @@ def test_an_extra_check_can_be_registered(plane: ControlPlane) -> None:
         seen.append(set(entries))
         return [
             GateError(code="reworded_unsupported", path=f"$.claims[{i}].text", message="again")
-            for i, c in enumerate(handover.claims) if "fees" in c.text
+            for i, c in enumerate(handover.claims)
+            if "fees" in c.text
         ]
 
     plane.gate.add_check(no_fees)

@@ -9,14 +9,22 @@ from assay import ControlPlane, GateDecision, validate_reply
 from tests.gate._world import World, make_world
 
 
-def _one_claim(world: World, text: str, ledger_ids: list[str], *,
-               kind: str = "Assertion") -> dict[str, Any]:
+def _one_claim(
+    world: World, text: str, ledger_ids: list[str], *, kind: str = "Assertion"
+) -> dict[str, Any]:
     return {
-        "run_id": world.run, "from_agent": "writer", "status": "ok",
-        "claims": [{
-            "id": "c1", "type": kind, "text": text, "confidence": 0.8,
-            "propositions": [{"id": "p1", "text": text, "ledger_ids": ledger_ids}],
-        }],
+        "run_id": world.run,
+        "from_agent": "writer",
+        "status": "ok",
+        "claims": [
+            {
+                "id": "c1",
+                "type": kind,
+                "text": text,
+                "confidence": 0.8,
+                "propositions": [{"id": "p1", "text": text, "ledger_ids": ledger_ids}],
+            }
+        ],
     }
 
 
@@ -57,21 +65,31 @@ def test_2_borrowed_identifier_in_a_reply() -> None:
     conversation = [{"role": "user", "content": "Is order #5531 shipped?"}]
     bad = validate_reply("Order #5531 has shipped.", tool_results=[], conversation=conversation)
     assert [i.value for i in bad.user_origin] == ["#5531"] and not bad.unverified
-    good = validate_reply("Order #5531 has shipped.", tool_results=['{"order": "#5531"}'],
-                          conversation=conversation)
+    good = validate_reply(
+        "Order #5531 has shipped.", tool_results=['{"order": "#5531"}'], conversation=conversation
+    )
     assert good.ok
 
 
 def test_3_misread_tool_result(plane: ControlPlane) -> None:
     """An error reported as success: the success's own identifiers are in no evidence."""
     world = make_world(plane)
-    failure = plane.ledger.append(world.run, kind="tool_output", source="payments.charge@2.0.0",
-                                  content='{"error": "payment failed: card declined"}')
-    bad = _check(world, _one_claim(
-        world, "Payment for INV-4421 succeeded with confirmation PAY-88213.", [failure.id]))
+    failure = plane.ledger.append(
+        world.run,
+        kind="tool_output",
+        source="payments.charge@2.0.0",
+        content='{"error": "payment failed: card declined"}',
+    )
+    bad = _check(
+        world,
+        _one_claim(
+            world, "Payment for INV-4421 succeeded with confirmation PAY-88213.", [failure.id]
+        ),
+    )
     assert bad.codes == {"unverified_identifier"}
-    good = _check(world, _one_claim(world, "payment failed: card declined", [failure.id],
-                                    kind="Quote"))
+    good = _check(
+        world, _one_claim(world, "payment failed: card declined", [failure.id], kind="Quote")
+    )
     assert good.accepted, good.errors
 
 
@@ -83,8 +101,12 @@ def test_4_phantom_tool_call(plane: ControlPlane) -> None:
     assert {"missing_ledger_ids", "unverified_identifier"} <= uncited.codes
     invented = _check(world, _one_claim(world, text, ["led_1234567890abcdef"]))
     assert "unknown_ledger_id" in invented.codes
-    call = plane.ledger.append(world.run, kind="tool_output", source="search_orders@1.0.0",
-                               content='[{"order": "#5531", "status": "open"}]')
+    call = plane.ledger.append(
+        world.run,
+        kind="tool_output",
+        source="search_orders@1.0.0",
+        content='[{"order": "#5531", "status": "open"}]',
+    )
     good = _check(world, _one_claim(world, text, [call.id]))
     assert good.accepted, good.errors
 
@@ -105,8 +127,7 @@ def test_authority_laundering(plane: ControlPlane) -> None:
     world = make_world(plane)
     first = _check(world, _one_claim(world, "Invoice INV-4421 is for CUST-7781.", [world.crm]))
     assert first.accepted and first.handover_entry_id is not None
-    laundered = _one_claim(world, "Invoice INV-4421 is for CUST-7781.",
-                           [first.handover_entry_id])
+    laundered = _one_claim(world, "Invoice INV-4421 is for CUST-7781.", [first.handover_entry_id])
     laundered["from_agent"] = "summariser"
     bad = _check(world, laundered)
     assert "uncitable_entry" in bad.codes

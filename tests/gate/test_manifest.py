@@ -21,12 +21,24 @@ def _story(plane: ControlPlane) -> World:
     assert not plane.gate.check(world.run, bad).accepted
     assert plane.gate.check(world.run, world.handover()).accepted
     ledger = plane.ledger
-    ledger.append(world.run, kind="verdict", source="verifier",
-                  content='{"proposition": "p1", "label": "entailment"}')
-    ledger.append(world.run, kind="grant", source="reviewer:dana",
-                  content='{"tool": "flag_invoice_line", "approved": true}')
-    ledger.append(world.run, kind="tool_call", source="flag_invoice_line@1.0.0",
-                  content='{"args": {"invoice": "INV-4421"}}')
+    ledger.append(
+        world.run,
+        kind="verdict",
+        source="verifier",
+        content='{"proposition": "p1", "label": "entailment"}',
+    )
+    ledger.append(
+        world.run,
+        kind="grant",
+        source="reviewer:dana",
+        content='{"tool": "flag_invoice_line", "approved": true}',
+    )
+    ledger.append(
+        world.run,
+        kind="tool_call",
+        source="flag_invoice_line@1.0.0",
+        content='{"args": {"invoice": "INV-4421"}}',
+    )
     ledger.append(world.run, kind="error", source="bus", content="timeout after 30 s")
     return world
 
@@ -40,14 +52,25 @@ def test_manifest_tells_the_run(plane: ControlPlane) -> None:
     assert [p.agent for p in manifest.phases] == ["auditor", "auditor", None]
     first, second, last = manifest.phases
     assert (first.first_seq, first.last_seq) == (1, 7)
-    assert first.kinds == {"tool_output": 2, "retrieval": 1, "human_fact": 1, "handover": 2,
-                           "gate_decision": 1}
+    assert first.kinds == {
+        "tool_output": 2,
+        "retrieval": 1,
+        "human_fact": 1,
+        "handover": 2,
+        "gate_decision": 1,
+    }
     assert (second.first_seq, second.last_seq) == (8, 9)
     assert last.kinds == {"verdict": 1, "grant": 1, "tool_call": 1, "error": 1}
     assert {a.ledger_id for a in manifest.artifacts} == {
-        world.crm, world.contract, world.git, world.user}
+        world.crm,
+        world.contract,
+        world.git,
+        world.user,
+    }
     assert [(d.accepted, d.codes) for d in manifest.gate_decisions] == [
-        (False, ["uncitable_entry", "unverified_identifier"]), (True, [])]
+        (False, ["uncitable_entry", "unverified_identifier"]),
+        (True, []),
+    ]
     assert manifest.grants[0].content == {"tool": "flag_invoice_line", "approved": True}
     assert manifest.tool_calls[0].source == "flag_invoice_line@1.0.0"
     assert manifest.errors[0].content == "timeout after 30 s"
@@ -67,8 +90,17 @@ def test_audit_renders_and_prints_json(sqlite_url: str) -> None:
         world = _story(cp)
     shown = runner.invoke(app, ["audit", world.run, "--db", sqlite_url], env={"COLUMNS": "200"})
     assert shown.exit_code == 0, shown.output
-    for text in (world.run, "phases", "gate decisions", "uncitable_entry", "rejected",
-                 "accepted", "tool calls", "grants", "chain ok"):
+    for text in (
+        world.run,
+        "phases",
+        "gate decisions",
+        "uncitable_entry",
+        "rejected",
+        "accepted",
+        "tool calls",
+        "grants",
+        "chain ok",
+    ):
         assert text in shown.output
     as_json = runner.invoke(app, ["audit", world.run, "--db", sqlite_url, "--json"])
     assert as_json.exit_code == 0

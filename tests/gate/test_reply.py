@@ -51,8 +51,10 @@ def test_correction_messages_are_not_context() -> None:
     conversation = [
         HumanMessage("What is the refund id?"),
         AIMessage("It is RF-9001.", additional_kwargs={"assay": "flagged_reply"}),
-        HumanMessage("[assay correction] RF-9001 is in no tool result.",
-                     additional_kwargs={"assay": "correction"}),
+        HumanMessage(
+            "[assay correction] RF-9001 is in no tool result.",
+            additional_kwargs={"assay": "correction"},
+        ),
     ]
     report = validate_reply("It is RF-9001.", tool_results=[], conversation=conversation)
     assert [i.value for i in report.unverified] == ["RF-9001"]
@@ -96,7 +98,8 @@ def test_plane_reads_tool_results_from_the_ledger(plane: ControlPlane) -> None:
     other = plane.ledger.start_run()
     plane.ledger.append(other, kind="tool_output", source="billing@1.0.0", content="PAY-777")
     report = plane.gate.validate_reply(
-        run, "INV-4421 paid via PAY-12345 for ACC-778; INV-5555 and PAY-777 too.",
+        run,
+        "INV-4421 paid via PAY-12345 for ACC-778; INV-5555 and PAY-777 too.",
         [HumanMessage("hello")],
     )
     assert [i.value for i in report.found] == ["INV-4421", "PAY-12345"]

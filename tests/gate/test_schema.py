@@ -28,8 +28,11 @@ def test_schema_is_versioned_and_closed() -> None:
     assert schema["version"] == "1.0"
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["additionalProperties"] is False
-    assert all(d.get("additionalProperties") is False
-               for name, d in schema["$defs"].items() if name != "JsonValue")
+    assert all(
+        d.get("additionalProperties") is False
+        for name, d in schema["$defs"].items()
+        if name != "JsonValue"
+    )
     assert "summary" not in schema["properties"]
 
 
@@ -41,21 +44,33 @@ def test_cli_prints_the_schema() -> None:
 
 def test_schema_and_models_agree_on_a_valid_hand_over() -> None:
     document = {
-        "run_id": "run_1", "from_agent": "a", "status": "ok",
-        "claims": [{"id": "c", "type": "Quote", "text": "t", "confidence": 1,
-                    "propositions": [{"id": "p", "text": "t", "ledger_ids": ["led_1"]}]}],
+        "run_id": "run_1",
+        "from_agent": "a",
+        "status": "ok",
+        "claims": [
+            {
+                "id": "c",
+                "type": "Quote",
+                "text": "t",
+                "confidence": 1,
+                "propositions": [{"id": "p", "text": "t", "ledger_ids": ["led_1"]}],
+            }
+        ],
     }
     jsonschema.validate(document, handover_json_schema())
     assert Handover.model_validate(document).claims[0].propositions[0].entailment is None
 
 
-@pytest.mark.parametrize("change", [
-    {"summary": "prose"},
-    {"status": "done"},
-    {"claims": [{"id": "c", "type": "Assertion", "text": "t", "confidence": "0.5"}]},
-    {"action_intents": [{"id": "a", "tool": "t", "requires_grant": "true"}]},
-    {"open_questions": [{"id": "q", "text": "t", "status": "forwarded"}]},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"summary": "prose"},
+        {"status": "done"},
+        {"claims": [{"id": "c", "type": "Assertion", "text": "t", "confidence": "0.5"}]},
+        {"action_intents": [{"id": "a", "tool": "t", "requires_grant": "true"}]},
+        {"open_questions": [{"id": "q", "text": "t", "status": "forwarded"}]},
+    ],
+)
 def test_models_refuse_coercion_and_extra_fields(change: dict[str, object]) -> None:
     document = {"run_id": "run_1", "from_agent": "a", "status": "ok", **change}
     with pytest.raises(ValidationError):
@@ -64,8 +79,9 @@ def test_models_refuse_coercion_and_extra_fields(change: dict[str, object]) -> N
 
 def test_the_verifier_fills_entailment_with_model_copy() -> None:
     prop = Proposition(id="p", text="t", ledger_ids=["led_1"])
-    verdict = PropositionVerdict(label="entailment", score=0.97, ledger_id="led_1",
-                                 span=(3, 9), model="nli-small@1")
+    verdict = PropositionVerdict(
+        label="entailment", score=0.97, ledger_id="led_1", span=(3, 9), model="nli-small@1"
+    )
     filled = prop.model_copy(update={"entailment": verdict})
     assert filled.entailment is not None and filled.entailment.span == (3, 9)
     assert PropositionVerdict.model_validate_json(verdict.model_dump_json()) == verdict
@@ -77,5 +93,4 @@ def test_gate_package_exports_match_all() -> None:
     public = {n for n in vars(assay.gate) if not n.startswith("_")}
     modules = {n for n, v in vars(assay.gate).items() if type(v).__name__ == "module"}
     assert set(assay.gate.__all__) == public - modules
-    assert list(assay.gate.__all__) == sorted(
-        assay.gate.__all__, key=lambda n: (n.upper() != n, n))
+    assert list(assay.gate.__all__) == sorted(assay.gate.__all__, key=lambda n: (n.upper() != n, n))

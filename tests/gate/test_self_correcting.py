@@ -62,12 +62,15 @@ def lookup_invoice(invoice: str) -> str:
 
 
 def _call() -> AIMessage:
-    return AIMessage(content="", tool_calls=[
-        {"name": "lookup_invoice", "args": {"invoice": "INV-4421"}, "id": "call_1"}])
+    return AIMessage(
+        content="",
+        tool_calls=[{"name": "lookup_invoice", "args": {"invoice": "INV-4421"}, "id": "call_1"}],
+    )
 
 
-def _graph(model: ScriptedChat, *, budget: int = 1, asynchronous: bool = False,
-           **options: Any) -> CompiledStateGraph[Any, Any, Any, Any]:
+def _graph(
+    model: ScriptedChat, *, budget: int = 1, asynchronous: bool = False, **options: Any
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     def agent(state: MessagesState) -> dict[str, list[BaseMessage]]:
         return {"messages": [model.invoke(state["messages"])]}
 
@@ -84,19 +87,24 @@ def _graph(model: ScriptedChat, *, budget: int = 1, asynchronous: bool = False,
     return builder.compile()
 
 
-def _ask(graph: CompiledStateGraph[Any, Any, Any, Any], *,
-         recursion_limit: int = 25) -> list[BaseMessage]:
-    result = graph.invoke({"messages": [HumanMessage("Is invoice INV-4421 paid?")]},
-                          config={"recursion_limit": recursion_limit})
+def _ask(
+    graph: CompiledStateGraph[Any, Any, Any, Any], *, recursion_limit: int = 25
+) -> list[BaseMessage]:
+    result = graph.invoke(
+        {"messages": [HumanMessage("Is invoice INV-4421 paid?")]},
+        config={"recursion_limit": recursion_limit},
+    )
     return result["messages"]
 
 
 def test_a_corrected_reply_goes_out_clean() -> None:
-    model = ScriptedChat(script=[
-        _call(),
-        AIMessage("INV-4421 is paid, confirmation PAY-99999."),
-        AIMessage("INV-4421 is paid, confirmation PAY-12345."),
-    ])
+    model = ScriptedChat(
+        script=[
+            _call(),
+            AIMessage("INV-4421 is paid, confirmation PAY-99999."),
+            AIMessage("INV-4421 is paid, confirmation PAY-12345."),
+        ]
+    )
     messages = _ask(_graph(model))
     assert [m.type for m in messages] == ["human", "ai", "tool", "ai"]
     assert messages[-1].content == "INV-4421 is paid, confirmation PAY-12345."
@@ -111,11 +119,13 @@ def test_a_corrected_reply_goes_out_clean() -> None:
 
 
 def test_a_reply_that_fails_again_is_escalated() -> None:
-    model = ScriptedChat(script=[
-        _call(),
-        AIMessage("INV-4421 is paid, confirmation PAY-99999."),
-        AIMessage("Paid. The confirmation is PAY-99999."),
-    ])
+    model = ScriptedChat(
+        script=[
+            _call(),
+            AIMessage("INV-4421 is paid, confirmation PAY-99999."),
+            AIMessage("Paid. The confirmation is PAY-99999."),
+        ]
+    )
     final = _ask(_graph(model))[-1]
     assert final.text.startswith("Paid. The confirmation is PAY-99999.")
     assert "[Unverified after self-correction: `PAY-99999`" in final.text
@@ -137,25 +147,30 @@ def _tightest_limit() -> int:
 def test_the_correction_spends_no_graph_step() -> None:
     """The retry happens inside the agent's own step: the tightest limit still holds."""
     limit = _tightest_limit()
-    model = ScriptedChat(script=[
-        _call(), AIMessage("Paid under PAY-99999."), AIMessage("Paid under PAY-12345."),
-    ])
+    model = ScriptedChat(
+        script=[
+            _call(),
+            AIMessage("Paid under PAY-99999."),
+            AIMessage("Paid under PAY-12345."),
+        ]
+    )
     messages = _ask(_graph(model), recursion_limit=limit)
     assert messages[-1].content == "Paid under PAY-12345."
     assert len(model.received) == 3
 
 
 def test_earlier_corrections_do_not_vouch_for_an_identifier() -> None:
-    model = ScriptedChat(script=[
-        _call(),
-        AIMessage("Paid under PAY-99999."),
-        AIMessage("Still PAY-99999."),
-        AIMessage("Paid under PAY-12345."),
-    ])
+    model = ScriptedChat(
+        script=[
+            _call(),
+            AIMessage("Paid under PAY-99999."),
+            AIMessage("Still PAY-99999."),
+            AIMessage("Paid under PAY-12345."),
+        ]
+    )
     messages = _ask(_graph(model, budget=2))
     assert messages[-1].content == "Paid under PAY-12345."
-    assert model.roles(3) == ["user", "assistant", "tool", "assistant", "user",
-                              "assistant", "user"]
+    assert model.roles(3) == ["user", "assistant", "tool", "assistant", "user", "assistant", "user"]
     # The second correction still names the value the first flagged reply introduced.
     assert "`PAY-99999`" in model.received[3][-1].text
 
@@ -194,9 +209,13 @@ def test_a_crashing_validator_fails_open(caplog: pytest.LogCaptureFixture) -> No
 
 
 def test_async_nodes_are_corrected_too() -> None:
-    model = ScriptedChat(script=[
-        _call(), AIMessage("Paid under PAY-99999."), AIMessage("Paid under PAY-12345."),
-    ])
+    model = ScriptedChat(
+        script=[
+            _call(),
+            AIMessage("Paid under PAY-99999."),
+            AIMessage("Paid under PAY-12345."),
+        ]
+    )
     graph = _graph(model, asynchronous=True)
     result = asyncio.run(graph.ainvoke({"messages": [HumanMessage("Is INV-4421 paid?")]}))
     assert result["messages"][-1].content == "Paid under PAY-12345."

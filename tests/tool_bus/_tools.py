@@ -78,5 +78,8 @@ class StandInClaims:
 
 
 FLAG_ARGS: dict[str, Any] = {
-    "invoice": "INV-7", "line": 14, "amount_over_cap": 120.5, "currency": "EUR",
+    "invoice": "INV-7",
+    "line": 14,
+    "amount_over_cap": 120.5,
+    "currency": "EUR",
 }

@@ -24,8 +24,9 @@ def counter(plane: ControlPlane) -> Counter:
 
 
 def _spec(name: str, output_schema: Any = True, **extra: Any) -> ToolSpec:
-    return ToolSpec(name, "1.0.0", f"The {name} tool.", {"type": "object", **extra},
-                    output_schema, "read_only")
+    return ToolSpec(
+        name, "1.0.0", f"The {name} tool.", {"type": "object", **extra}, output_schema, "read_only"
+    )
 
 
 def test_a_valid_call_is_recorded_and_its_output_is_citable(
@@ -75,8 +76,12 @@ def test_invalid_arguments_list_every_violation_without_coercion(
 
 def test_a_schema_may_allow_extra_properties(plane: ControlPlane) -> None:
     plane.registry.register(_spec("echo", additionalProperties=True), lambda a: a)
-    plane.registry.register(_spec("strict", properties={"n": {
-        "type": "object", "properties": {"x": {"type": "integer"}}}}), lambda a: a)
+    plane.registry.register(
+        _spec(
+            "strict", properties={"n": {"type": "object", "properties": {"x": {"type": "integer"}}}}
+        ),
+        lambda a: a,
+    )
     run = plane.ledger.start_run()
     assert plane.bus.call(run, "echo", {"anything": [1, 2]}).output == {"anything": [1, 2]}
     nested = plane.bus.call(run, "strict", {"n": {"x": 1, "y": 2}})
@@ -212,8 +217,9 @@ def test_a_call_still_running_is_not_started_twice(plane: ControlPlane) -> None:
     plane.registry.register(_spec("slow"), slow)
     run = plane.ledger.start_run()
     results: list[ToolResult] = []
-    worker = threading.Thread(target=lambda: results.append(
-        plane.bus.call(run, "slow", {}, call_id="c1")))
+    worker = threading.Thread(
+        target=lambda: results.append(plane.bus.call(run, "slow", {}, call_id="c1"))
+    )
     worker.start()
     assert started.wait(10)
     second = plane.bus.call(run, "slow", {}, call_id="c1")

@@ -33,10 +33,23 @@ def test_list_and_show(db_url: str) -> None:
 
 def test_public_names() -> None:
     exported = {n for n in dir(assay.tool_bus) if not n.startswith("_")}
-    modules = {"annotations"} | {n for n in exported
-                                 if type(getattr(assay.tool_bus, n)).__name__ == "module"}
+    modules = {"annotations"} | {
+        n for n in exported if type(getattr(assay.tool_bus, n)).__name__ == "module"
+    }
     assert set(assay.tool_bus.__all__) == exported - modules
-    for name in ("ToolSpec", "ToolResult", "ToolError", "ErrorDetail", "GrantRequest",
-                 "Grant", "ClaimStatus", "ClaimStatusSource", "ToolNotFound", "ToolBusError",
-                 "argument_errors", "RegistryConflict", "GrantRefused"):
+    for name in (
+        "ToolSpec",
+        "ToolResult",
+        "ToolError",
+        "ErrorDetail",
+        "GrantRequest",
+        "Grant",
+        "ClaimStatus",
+        "ClaimStatusSource",
+        "ToolNotFound",
+        "ToolBusError",
+        "argument_errors",
+        "RegistryConflict",
+        "GrantRefused",
+    ):
         assert getattr(assay, name) is getattr(assay.tool_bus, name)

@@ -22,18 +22,21 @@ def _diff(path: str) -> str:
     return f"--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-a\n+b\n"
 
 
-@pytest.mark.parametrize(("text", "code"), [
-    ("", "empty_diff"),
-    ("  \n", "empty_diff"),
-    (None, "empty_diff"),
-    ("just some prose\n", "malformed_diff"),
-    ("@@ -1 +1 @@\n-a\n+b\n", "malformed_diff"),
-    ("--- a/src/app.py\n+++ b/src/app.py\n", "malformed_diff"),
-    ("--- a/src/app.py\n+++ b/src/app.py\n@@ -1,3 +1,1 @@\n-a\n+b\n", "malformed_diff"),
-    ("--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", "forbidden_path"),
-    (_diff("src/../../etc/passwd"), "forbidden_path"),
-    (_diff("docs/readme.md"), "forbidden_path"),
-])
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "empty_diff"),
+        ("  \n", "empty_diff"),
+        (None, "empty_diff"),
+        ("just some prose\n", "malformed_diff"),
+        ("@@ -1 +1 @@\n-a\n+b\n", "malformed_diff"),
+        ("--- a/src/app.py\n+++ b/src/app.py\n", "malformed_diff"),
+        ("--- a/src/app.py\n+++ b/src/app.py\n@@ -1,3 +1,1 @@\n-a\n+b\n", "malformed_diff"),
+        ("--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", "forbidden_path"),
+        (_diff("src/../../etc/passwd"), "forbidden_path"),
+        (_diff("docs/readme.md"), "forbidden_path"),
+    ],
+)
 def test_codes(text: Any, code: str) -> None:
     error = check_unified_diff(text, allowed_roots=["src", "tests"], pointer="/patch")
     assert error is not None and error.code == code
@@ -67,11 +70,19 @@ def test_a_symlink_that_leaves_the_roots_is_forbidden(tmp_path: Path) -> None:
 
 def test_the_precheck_runs_before_the_handler(plane: ControlPlane) -> None:
     applied: list[str] = []
-    spec = ToolSpec("apply_patch", "1.0.0", "Apply a unified diff.", {
-        "type": "object", "properties": {"patch": {"type": "string"}}, "required": ["patch"]},
-        {"type": "boolean"}, "reversible")
-    plane.registry.register(spec, lambda a: applied.append(a["patch"]) is None,
-                            precheck=diff_precheck("patch", allowed_roots=["src"]))
+    spec = ToolSpec(
+        "apply_patch",
+        "1.0.0",
+        "Apply a unified diff.",
+        {"type": "object", "properties": {"patch": {"type": "string"}}, "required": ["patch"]},
+        {"type": "boolean"},
+        "reversible",
+    )
+    plane.registry.register(
+        spec,
+        lambda a: applied.append(a["patch"]) is None,
+        precheck=diff_precheck("patch", allowed_roots=["src"]),
+    )
     run = plane.ledger.start_run()
     refused = plane.bus.call(run, "apply_patch", {"patch": _diff("../secrets")})
     assert refused.error is not None and refused.error.code == "forbidden_path"
@@ -82,10 +93,19 @@ def test_the_precheck_runs_before_the_handler(plane: ControlPlane) -> None:
 
 
 def test_the_schema_keyword_checks_inside_arguments() -> None:
-    spec = ToolSpec("patcher", "1.0.0", "Patches.", {
-        "type": "object",
-        "properties": {"patch": {"type": "string", "x-unified-diff": {"allowed_roots": ["src"]}}},
-    }, True, "reversible")
+    spec = ToolSpec(
+        "patcher",
+        "1.0.0",
+        "Patches.",
+        {
+            "type": "object",
+            "properties": {
+                "patch": {"type": "string", "x-unified-diff": {"allowed_roots": ["src"]}}
+            },
+        },
+        True,
+        "reversible",
+    )
     assert argument_errors(spec, {"patch": GOOD}) == []
     found = argument_errors(spec, {"patch": _diff("lib/x.py")})
     assert len(found) == 2  # the source and the target header

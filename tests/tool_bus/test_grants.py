@@ -22,10 +22,13 @@ CLAIMS = ("claim-1", "claim-2")
 def flags(plane: ControlPlane) -> Counter:
     found = Counter()
     plane.registry.register(FLAG, found.flag)
-    plane.grants.claim_status_source = StandInClaims(labels={
-        "claim-1": ("entailment",), "claim-2": ("entailment", "entailment"),
-        "claim-weak": ("entailment", "neutral"),
-    })
+    plane.grants.claim_status_source = StandInClaims(
+        labels={
+            "claim-1": ("entailment",),
+            "claim-2": ("entailment", "entailment"),
+            "claim-weak": ("entailment", "neutral"),
+        }
+    )
     return found
 
 
@@ -49,8 +52,11 @@ def test_an_irreversible_call_needs_a_grant_for_exactly_that_call(
     assert plane.grants.get(grant.id) == grant
     done = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id)
     assert done.ok and done.output == {"flag_id": "F-INV-7-14"} and len(flags.calls) == 1
-    call = next(e for e in plane.ledger.entries(run, kinds=["tool_call"])
-                if e.metadata.get("grant_id") == grant.id)
+    call = next(
+        e
+        for e in plane.ledger.entries(run, kinds=["tool_call"])
+        if e.metadata.get("grant_id") == grant.id
+    )
     assert call.metadata["args_sha256"] == grant.args_sha256
 
 
@@ -88,11 +94,14 @@ def test_a_grant_for_something_else_is_invalid(
         claims = ("claim-1",)
     else:
         grant_id = "grant_" + "0" * 32
-    result = plane.bus.call(target, "flag_invoice_line", args, grant_id=grant_id,
-                            depends_on=claims)
+    result = plane.bus.call(target, "flag_invoice_line", args, grant_id=grant_id, depends_on=claims)
     assert result.error is not None and result.error.code == "grant_invalid"
-    expected = {"args": "other arguments", "run": "is for run", "claims": "rests on claims",
-                "unknown": "no grant"}[change]
+    expected = {
+        "args": "other arguments",
+        "run": "is for run",
+        "claims": "rests on claims",
+        "unknown": "no grant",
+    }[change]
     assert expected in result.error.message and flags.calls == []
 
 
@@ -127,8 +136,9 @@ def test_concurrent_uses_of_one_grant_run_the_handler_once(
 
     def use(i: int) -> None:
         barrier.wait()
-        results.append(plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id,
-                                      call_id=f"c{i}"))
+        results.append(
+            plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id=f"c{i}")
+        )
 
     threads = [threading.Thread(target=use, args=(i,)) for i in range(4)]
     for thread in threads:
@@ -191,19 +201,26 @@ def test_grant_rows_cannot_be_changed(plane: ControlPlane, flags: Counter) -> No
     run = plane.ledger.start_run()
     grant = plane.grants.issue(run, _request(plane, run), approver="alice")
     plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id)
-    for statement in ("UPDATE tool_grants SET expires_at = issued_at",
-                      "DELETE FROM tool_grant_uses", "DELETE FROM tool_calls",
-                      "UPDATE tool_call_results SET result_json = '{}'"):
+    for statement in (
+        "UPDATE tool_grants SET expires_at = issued_at",
+        "DELETE FROM tool_grant_uses",
+        "DELETE FROM tool_calls",
+        "UPDATE tool_call_results SET result_json = '{}'",
+    ):
         with pytest.raises(LedgerWriteRefused), plane.engine.begin() as conn:
             conn.execute(sa.text(statement))
 
 
 POLICY = {
-    "rules": [{
-        "name": "small-flags", "tool": "flag_invoice_line", "claims": "all_entailed",
-        "args": {"amount_over_cap": {"le": 500}, "currency": {"in": ["EUR", "USD"]}},
-        "ttl_s": 60,
-    }],
+    "rules": [
+        {
+            "name": "small-flags",
+            "tool": "flag_invoice_line",
+            "claims": "all_entailed",
+            "args": {"amount_over_cap": {"le": 500}, "currency": {"in": ["EUR", "USD"]}},
+            "ttl_s": 60,
+        }
+    ],
 }
 
 
@@ -217,8 +234,9 @@ def test_policy_rule_approves_within_bounds_when_claims_are_entailed(
     (grant_entry,) = plane.ledger.entries(run, kinds=["grant"])
     body = json.loads(grant_entry.content)
     assert body["via"] == "policy:small-flags" and body["approver"] == "policy:small-flags"
-    over = plane.bus.call(run, "flag_invoice_line", {**FLAG_ARGS, "amount_over_cap": 500.5},
-                          depends_on=CLAIMS)
+    over = plane.bus.call(
+        run, "flag_invoice_line", {**FLAG_ARGS, "amount_over_cap": 500.5}, depends_on=CLAIMS
+    )
     weak = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, depends_on=("claim-weak",))
     none = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS)
     for refused in (over, weak, none):
@@ -239,15 +257,17 @@ def test_policy_evaluation_is_explicit_too(
     request = GrantRequest.for_call(run, "flag_invoice_line", "1.0.0", FLAG_ARGS, CLAIMS)
     grant = plane.grants.evaluate_policy(run, request)
     assert grant is not None and grant.via == "policy:exact"
-    other = GrantRequest.for_call(run, "flag_invoice_line", "1.0.0",
-                                  {**FLAG_ARGS, "invoice": "INV-8"}, CLAIMS)
+    other = GrantRequest.for_call(
+        run, "flag_invoice_line", "1.0.0", {**FLAG_ARGS, "invoice": "INV-8"}, CLAIMS
+    )
     assert plane.grants.evaluate_policy(run, other) is None
 
 
 def test_policy_documents_are_validated(plane: ControlPlane, tmp_path: Path) -> None:
     with pytest.raises(InvalidPolicy, match="rules/0/args/x/between"):
-        plane.grants.load_policy({"rules": [{"name": "r", "tool": "t",
-                                             "args": {"x": {"between": [1, 2]}}}]})
+        plane.grants.load_policy(
+            {"rules": [{"name": "r", "tool": "t", "args": {"x": {"between": [1, 2]}}}]}
+        )
     broken = tmp_path / "p.json"
     broken.write_text("{not json")
     with pytest.raises(InvalidPolicy, match="does not parse"):

@@ -28,8 +28,9 @@ class ScriptedToolModel(GenericFakeChatModel):
         return self
 
 
-def _agent_step(model: ScriptedToolModel, tools: list[BaseTool],
-                history: list[BaseMessage]) -> list[ToolMessage]:
+def _agent_step(
+    model: ScriptedToolModel, tools: list[BaseTool], history: list[BaseMessage]
+) -> list[ToolMessage]:
     reply = model.invoke(history)
     assert isinstance(reply, AIMessage)
     by_name = {t.name: t for t in tools}
@@ -50,14 +51,19 @@ def test_scripted_model_calls_go_through_the_bus(plane: ControlPlane) -> None:
     assert offered["parameters"]["properties"] == ADD.as_json()["input_schema"]["properties"]
 
     script = [
-        AIMessage(content="", tool_calls=[
-            {"name": "add", "args": {"a": 2, "b": 3}, "id": "tc-1"},
-            {"name": "add", "args": {"a": "2", "b": 3}, "id": "tc-2"},
-            {"name": "flag_invoice_line", "args": {"invoice": "I", "line": 1,
-                                                   "amount_over_cap": 5}, "id": "tc-3"},
-        ]),
-        AIMessage(content="", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3},
-                                           "id": "tc-1"}]),
+        AIMessage(
+            content="",
+            tool_calls=[
+                {"name": "add", "args": {"a": 2, "b": 3}, "id": "tc-1"},
+                {"name": "add", "args": {"a": "2", "b": 3}, "id": "tc-2"},
+                {
+                    "name": "flag_invoice_line",
+                    "args": {"invoice": "I", "line": 1, "amount_over_cap": 5},
+                    "id": "tc-3",
+                },
+            ],
+        ),
+        AIMessage(content="", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3}, "id": "tc-1"}]),
     ]
     model = ScriptedToolModel(messages=iter(script)).bind_tools(tools)
     assert model.bound == [t.name for t in tools]

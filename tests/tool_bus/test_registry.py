@@ -28,16 +28,24 @@ def test_spec_checks_everything_at_construction() -> None:
     with pytest.raises(InvalidToolSpec) as caught:
         ToolSpec("bad name", "1.0", "", {"type": "string"}, {"type": 5}, "maybe")  # type: ignore[arg-type]
     problems = " | ".join(caught.value.problems)
-    for fragment in ("name 'bad name'", "semantic version", "description",
-                     "side_effect 'maybe'", "input_schema must be", "output_schema is not valid"):
+    for fragment in (
+        "name 'bad name'",
+        "semantic version",
+        "description",
+        "side_effect 'maybe'",
+        "input_schema must be",
+        "output_schema is not valid",
+    ):
         assert fragment in problems
     assert isinstance(caught.value, UsageError) and isinstance(caught.value, ToolBusError)
 
 
 def test_spec_refuses_another_dialect_and_non_json() -> None:
     with pytest.raises(InvalidToolSpec, match=r"only https://json-schema\.org/draft/2020-12"):
-        _add_v("1.0.0", input_schema={
-            "$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})
+        _add_v(
+            "1.0.0",
+            input_schema={"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"},
+        )
     with pytest.raises(InvalidToolSpec, match="canonical JSON"):
         _add_v("1.0.0", output_schema={"const": float("nan")})
 
@@ -52,7 +60,8 @@ def test_spec_is_immutable_and_detached_from_the_callers_dict() -> None:
     with pytest.raises(AttributeError):
         spec.version = "2.0.0"  # type: ignore[misc]
     assert ToolSpec.from_json(spec.canonical) == spec and hash(spec) == hash(
-        ToolSpec.from_json(spec.canonical))
+        ToolSpec.from_json(spec.canonical)
+    )
 
 
 def test_register_is_idempotent_and_conflicts_are_refused(plane: ControlPlane) -> None:
@@ -110,13 +119,14 @@ def test_view_is_read_only(plane: ControlPlane) -> None:
         view.extra = 1  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE tool_registry SET spec_json = '{}'",
-    "DELETE FROM tool_registry",
-])
-def test_the_database_refuses_changes_to_registry_rows(
-    plane: ControlPlane, statement: str
-) -> None:
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE tool_registry SET spec_json = '{}'",
+        "DELETE FROM tool_registry",
+    ],
+)
+def test_the_database_refuses_changes_to_registry_rows(plane: ControlPlane, statement: str) -> None:
     plane.registry.register(ADD, Counter().add)
     with pytest.raises(LedgerWriteRefused, match="append-only"), plane.engine.begin() as conn:
         conn.execute(sa.text(statement))

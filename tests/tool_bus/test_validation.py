@@ -25,30 +25,46 @@ SCHEMA: dict[str, Any] = {
     "required": ["name", "count"],
     "additionalProperties": False,
 }
-OUTPUT: dict[str, Any] = {"type": "object", "properties": {"id": {"type": "integer"}},
-                          "required": ["id"]}
+OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"id": {"type": "integer"}},
+    "required": ["id"],
+}
 SPEC = ToolSpec("gen", "1.0.0", "A tool for generated input.", SCHEMA, OUTPUT, "reversible")
 REFERENCE = jsonschema.Draft202012Validator(SCHEMA)
 REFERENCE_OUT = jsonschema.Draft202012Validator(OUTPUT)
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
-                                                                max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=10),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 near_valid = st.fixed_dictionaries(
     {"name": st.text(max_size=10) | st.integers(), "count": st.integers(-3, 3) | st.text()},
-    optional={"tags": st.lists(st.sampled_from(["a", "b", "c"]), max_size=4),
-              "ratio": st.floats(allow_nan=False, allow_infinity=False),
-              "extra": json_values},
+    optional={
+        "tags": st.lists(st.sampled_from(["a", "b", "c"]), max_size=4),
+        "ratio": st.floats(allow_nan=False, allow_infinity=False),
+        "extra": json_values,
+    },
 )
 anything = st.recursive(
-    st.none() | st.integers() | st.floats() | st.text(max_size=5) | st.binary(max_size=3)
+    st.none()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=5)
+    | st.binary(max_size=3)
     | st.sets(st.integers(), max_size=2),
-    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner)
-    | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner)
+        | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -63,24 +79,39 @@ def test_argument_errors_agree_with_the_reference_validator(args: dict[str, Any]
 @given(value=anything)
 def test_argument_errors_never_crash(value: Any) -> None:
     found = argument_errors(SPEC, value)
-    assert all(isinstance(d, ErrorDetail) and (d.path == "" or d.path.startswith("/"))
-               for d in found)
+    assert all(
+        isinstance(d, ErrorDetail) and (d.path == "" or d.path.startswith("/")) for d in found
+    )
     if json_problems(value):
         assert found
 
 
 def test_unknown_properties_are_closed_by_default_even_through_allof() -> None:
-    spec = ToolSpec("comp", "1.0.0", "Composed.", {
-        "type": "object", "allOf": [{"properties": {"a": {"type": "integer"}}}],
-        "properties": {"b": {"type": "integer"}},
-    }, True, "read_only")
+    spec = ToolSpec(
+        "comp",
+        "1.0.0",
+        "Composed.",
+        {
+            "type": "object",
+            "allOf": [{"properties": {"a": {"type": "integer"}}}],
+            "properties": {"b": {"type": "integer"}},
+        },
+        True,
+        "read_only",
+    )
     assert argument_errors(spec, {"a": 1, "b": 2}) == []
     assert [d.path for d in argument_errors(spec, {"a": 1, "z": 2})] == [""]
 
 
 def test_pointers_escape_slash_and_tilde() -> None:
-    spec = ToolSpec("esc", "1.0.0", "Escapes.", {
-        "type": "object", "properties": {"a/b~c": {"type": "integer"}}}, True, "read_only")
+    spec = ToolSpec(
+        "esc",
+        "1.0.0",
+        "Escapes.",
+        {"type": "object", "properties": {"a/b~c": {"type": "integer"}}},
+        True,
+        "read_only",
+    )
     assert argument_errors(spec, {"a/b~c": "x"})[0].path == "/a~1b~0c"
 
 
@@ -100,8 +131,11 @@ def generated(plane: ControlPlane) -> tuple[ControlPlane, str, list[Any]]:
     return plane, plane.ledger.start_run(), [seen, outputs]
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(args=near_valid | anything, output=json_values | anything)
 def test_the_bus_never_crashes_and_never_runs_an_invalid_call(
     generated: tuple[ControlPlane, str, list[Any]], args: Any, output: Any
@@ -124,9 +158,14 @@ def test_the_bus_never_crashes_and_never_runs_an_invalid_call(
 
 
 def test_large_integral_floats_survive_the_canonical_round_trip(plane: ControlPlane) -> None:
-    spec = ToolSpec("big", "1.0.0", "Large bounds.", {
-        "type": "object", "properties": {"x": {"type": "number", "maximum": 1e20}}},
-        {"type": "number"}, "read_only")
+    spec = ToolSpec(
+        "big",
+        "1.0.0",
+        "Large bounds.",
+        {"type": "object", "properties": {"x": {"type": "number", "maximum": 1e20}}},
+        {"type": "number"},
+        "read_only",
+    )
     plane.registry.register(spec, lambda a: a["x"] * 2)
     assert ToolSpec.from_json(spec.canonical) == spec
     run = plane.ledger.start_run()

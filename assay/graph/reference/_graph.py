@@ -87,8 +87,11 @@ class ReferenceApp:
         the chat model named by ``ASSAY_MODEL``."""
         agent: Any = self.agent() if agents == "rules" else self.llm_agent()
         return fence(
-            agent, control_plane=self.cp, checkpointer=checkpointer,
-            max_evidence_rounds=max_evidence_rounds, writer=agents_mod.write,
+            agent,
+            control_plane=self.cp,
+            checkpointer=checkpointer,
+            max_evidence_rounds=max_evidence_rounds,
+            writer=agents_mod.write,
         )
 
     def llm_agent(self) -> LLMAgent:
