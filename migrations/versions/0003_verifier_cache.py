@@ -1,6 +1,6 @@
-"""The verifier's cache of NLI window scores.
+"""The verifier's cache of NLI premise scores.
 
-One table, ``verifier_cache``: the raw logits of one model for one (premise window,
+One table, ``verifier_cache``: the raw logits of one model for one (premise,
 claim sentence) pair, keyed by (model id, premise sha256, hypothesis sha256). It is a
 cache, not evidence or audit trail, so it is not append-only protected: deleting rows
 only costs recomputation.
