@@ -7,7 +7,7 @@ calibrated score and the character span of the evidence that decided.
 """
 
 from assay.verifier._cache import CacheKey, EntailmentCache, InMemoryEntailmentCache, cache_key
-from assay.verifier._calibration import Calibration
+from assay.verifier._calibration import Calibration, Support
 from assay.verifier._errors import InvalidPair, ModelConfigError, ModelLoadError, VerifierError
 from assay.verifier._ledger_verifier import (
     LedgerVerifier,
@@ -32,7 +32,6 @@ from assay.verifier._verifier import (
     DEFAULT_MODEL_DIR,
     MODEL_ENV,
     QUANTIZE_ENV,
-    Support,
     Verifier,
     label_order,
 )

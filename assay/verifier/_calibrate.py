@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assay.verifier._calibration import Calibration, coverage_penalty, fit_logistic
+from assay.verifier._calibration import Calibration, Support, coverage_penalty, fit_logistic
 from assay.verifier._evaluate import (
     Item,
     balanced_accuracy,
@@ -15,7 +15,7 @@ from assay.verifier._evaluate import (
     grounding_sets,
     roc_auc,
 )
-from assay.verifier._verifier import Support, Verifier
+from assay.verifier._verifier import Verifier
 
 #: Per set, per item: the model's log-odds, the claim's word coverage, the veto.
 Features = dict[str, list[Support]]
@@ -59,10 +59,7 @@ def metrics(
     for name, items in sets.items():
         labels = [i.supported for i in items]
         scores = [calibration.score(f.log_odds, f.coverage) for f in features[name]]
-        decided = [
-            0.0 if f.contradicted else float(s >= calibration.threshold)
-            for f, s in zip(features[name], scores, strict=True)
-        ]
+        decided = [float(calibration.supports(f)) for f in features[name]]
         result[name] = {
             "n": len(items),
             "positives": sum(labels),

@@ -23,10 +23,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = [
     "COVERAGE_FLOOR",
     "Calibration",
+    "Support",
     "coverage_penalty",
     "entailment_log_odds",
     "fit_logistic",
@@ -40,6 +42,17 @@ COVERAGE_FLOOR = 0.05
 def coverage_penalty(coverage: float) -> float:
     """``log((coverage + floor) / (1 + floor))``: 0 at full coverage, negative below."""
     return math.log((coverage + COVERAGE_FLOOR) / (1.0 + COVERAGE_FLOOR))
+
+
+class Support(NamedTuple):
+    """What the calibration of one (document, claim) pair is fitted on and decides."""
+
+    #: The model's log-odds of entailment, weakest sentence's best premise.
+    log_odds: float
+    #: Share of the claim's content words that the document writes.
+    coverage: float
+    #: Whether the model's top label for that premise is contradiction (the veto).
+    contradicted: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,6 +73,12 @@ class Calibration:
 
     def score(self, log_odds: float, coverage: float = 1.0) -> float:
         return sigmoid(self.a * log_odds + self.c * coverage_penalty(coverage) + self.b)
+
+    def supports(self, support: Support) -> bool:
+        """The verifier's decision: the score reaches the threshold and the model does
+        not read a contradiction (its veto holds whatever the score)."""
+        score = self.score(support.log_odds, support.coverage)
+        return not support.contradicted and score >= self.threshold
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")

@@ -196,8 +196,8 @@ def word_stems(text: str) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def stem_set(text: str) -> frozenset[str]:
-    """The distinct word stems of ``text``, memoised: the same evidence sentences are
-    ranked against every claim sentence checked against them."""
+    """The distinct word stems of ``text`` (an evidence unit), memoised: the same
+    evidence sentences are ranked against every claim sentence checked against them."""
     return frozenset(word_stems(text))
 
 
@@ -222,7 +222,9 @@ def coverage(claim: str, document: str) -> float:
     wanted = content_words(claim)
     if not wanted:
         return 1.0
-    have = stem_set(document)
+    # The union of the document's memoised unit stems: the same words as stemming the
+    # whole document, without keeping whole documents as cache keys.
+    have = frozenset().union(*(stem_set(u.text) for u in evidence_units(document)))
     return sum(w in have for w in wanted) / len(wanted)
 
 
