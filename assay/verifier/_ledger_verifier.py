@@ -441,7 +441,7 @@ def _refutation(
     only a confident refutation overrides it, and the caller passes a higher bar
     (``override_threshold``, 0.9): a small cross-encoder reads "senior associates are
     capped at EUR 380" as contradicting "associates are capped at EUR 260" with
-    p = 0.81, and overturning what the cited evidence states needs more than that.
+    p above 0.8, and overturning what the cited evidence states needs more than that.
     """
     candidates = [
         (entry, result)
