@@ -18,22 +18,31 @@ ever passed to ``eval``. ::
 
 An argument is named by its top-level key or by a JSON pointer (``/line/amount``).
 A missing argument, or a bound applied to a non-number, fails the condition.
+
+Files are read by ``assay.tool_bus._policy_file``, which says what it refuses and why.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from assay.ledger import canonical_json
 from assay.tool_bus._errors import InvalidPolicy
+from assay.tool_bus._policy_file import (
+    MAX_POLICY_BYTES,
+    MAX_POLICY_DEPTH,
+    Loc,
+    Locate,
+    at,
+    non_finite,
+    read_policy_file,
+)
 
-__all__ = ["Condition", "Policy", "Rule", "load_policy"]
+__all__ = ["MAX_POLICY_BYTES", "MAX_POLICY_DEPTH", "Condition", "Policy", "Rule", "load_policy"]
 
 _MISSING = object()
 
@@ -41,7 +50,9 @@ _MISSING = object()
 class Condition(BaseModel):
     """Conditions on one argument; every condition given must hold."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
     eq: JsonValue = None
     in_: list[JsonValue] | None = Field(default=None, alias="in")
@@ -77,7 +88,7 @@ class Condition(BaseModel):
 class Rule(BaseModel):
     """Approve calls of ``tool`` whose arguments meet ``args`` (claims permitting)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     tool: str
@@ -98,28 +109,6 @@ class Policy(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     rules: list[Rule] = Field(default_factory=list[Rule])
-
-
-def load_policy(source: str | Path | Mapping[str, Any] | Policy) -> Policy:
-    """A :class:`Policy` from a YAML/JSON file path, a mapping, or a Policy."""
-    if isinstance(source, Policy):
-        return source
-    data: object = source
-    if isinstance(source, str | Path):
-        path = Path(source)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InvalidPolicy(f"cannot read policy file {path}: {exc}") from exc
-        try:
-            data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-        except (ValueError, yaml.YAMLError) as exc:
-            raise InvalidPolicy(f"policy file {path} does not parse: {exc}") from exc
-    try:
-        return Policy.model_validate(data)
-    except ValidationError as exc:
-        lines = [f"{'/'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
-        raise InvalidPolicy("invalid policy: " + "; ".join(lines)) from None
 
 
 def _lookup(args: Mapping[str, Any], key: str) -> object:
@@ -145,3 +134,75 @@ def _same(a: object, b: object) -> bool:
         return canonical_json(a) == canonical_json(b)
     except (TypeError, ValueError):
         return False
+
+
+_MAX_VALUES = 250_000
+"""Values a mapping passed in directly may hold (a policy file holds far fewer)."""
+_MAX_ERRORS = 10
+"""Schema errors listed in one message."""
+
+
+def load_policy(source: str | Path | Mapping[str, Any] | Policy) -> Policy:
+    """A :class:`Policy` from a YAML/JSON file path, a mapping, or a Policy."""
+    if isinstance(source, Policy):
+        return source
+    if isinstance(source, str | Path):
+        path = Path(source)
+        data, locate = read_policy_file(path)
+        problem = _data_problem(data)
+        if problem is not None:
+            raise InvalidPolicy(f"{path}: invalid policy: {problem}")
+        return _validate(data, str(path), locate)
+    problem = _data_problem(source)
+    if problem is not None:
+        raise InvalidPolicy(f"invalid policy: {problem}")
+    return _validate(source)
+
+
+def _validate(data: object, name: str | None = None, locate: Locate | None = None) -> Policy:
+    """Validate against the schema; for a file, each error says where it is."""
+    try:
+        return Policy.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+    head, items = "invalid policy: ", list[str]()
+    for i, error in enumerate(errors[:_MAX_ERRORS]):
+        item = f"{'/'.join(str(p) for p in error['loc']) or 'the policy'}: {error['msg']}"
+        where = None if locate is None else locate(error["loc"])
+        if name is not None and i == 0:
+            head = f"{at(name, where)}: {head}"
+        elif where is not None:
+            item = f"line {where[0]}, column {where[1]}: {item}"
+        items.append(item)
+    if len(errors) > _MAX_ERRORS:
+        items.append(f"and {len(errors) - _MAX_ERRORS} more")
+    raise InvalidPolicy(head + "; ".join(items)) from None
+
+
+def _data_problem(data: object) -> str | None:
+    """Why the data breaks the depth, string-key or finite-number rules, if it does.
+
+    Iterative, and bounded by a count of values visited, so that neither a cycle nor
+    a list that holds the same list many times over can keep it (or pydantic) busy.
+    """
+    todo: list[tuple[object, Loc]] = [(data, ())]
+    for _ in range(_MAX_VALUES):
+        if not todo:
+            return None
+        value, loc = todo.pop()
+        problem = None
+        if isinstance(value, Mapping | list | tuple) and len(loc) >= MAX_POLICY_DEPTH:
+            problem = f"nested deeper than {MAX_POLICY_DEPTH}"
+        elif isinstance(value, Mapping):
+            items = cast(Mapping[object, object], value).items()
+            bad = [key for key, _ in items if not isinstance(key, str)]
+            problem = f"key {bad[0]!r} is not a string" if bad else None
+            todo.extend((item, (*loc, cast(str, key))) for key, item in items)
+        elif isinstance(value, list | tuple):
+            todo.extend((item, (*loc, i)) for i, item in enumerate(cast(list[object], value)))
+        elif isinstance(value, float | int) and not isinstance(value, bool):
+            problem = non_finite(value)
+        if problem is not None:
+            here = "/".join(str(p) for p in loc) or "the policy"
+            return f"{here}: {problem}"
+    return f"more than {_MAX_VALUES} values"
