@@ -34,7 +34,7 @@ typecheck: $(STAMP)
 	$(BIN)/pyright
 
 bench: $(STAMP)
-	for b in ledger tool_bus gate verifier_speed graph_overhead; do \
+	for b in ledger tool_bus gate pathological_inputs verifier_speed graph_overhead; do \
 		HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python benchmarks/$$b.py || exit 1; done
 
 clean:

@@ -21,108 +21,52 @@ occurs in evidence. :func:`extract_identifiers` finds the tokens worth that test
   ``3 March 2024``, ``March 3, 2024``, ``03/01/2024``) and ``quantity`` (a number
   with a unit: ``250 ms``, ``12.5 GB``, ``99.9%``).
 
+Tokens are found in the search form of the text and compared in its matching form
+(:mod:`assay.gate._unicode`): a fullwidth ``INV-4421``, an NBSP or a non-breaking
+hyphen is the identifier it looks like, a zero-width character inside one is not
+there, and a Cyrillic or Greek look-alike is found as an identifier but is never
+equal to the ASCII one. Reported values and offsets are those of the text as given.
+
 Matching (:func:`identifier_in_evidence`) is verbatim, with the token's edges not
-glued to a longer alphanumeric run (``INV-44`` is not in ``INV-4421``), plus three
-rules where no reading is ambiguous: a hash matches a hash in the evidence that it
-is a prefix or an extension of (both at least 7 digits, case-insensitive);
-amounts and quantities match when currency (``€``=``EUR``, ``£``=``GBP``; ``$`` is
-not ``USD``, it is also AUD, CAD…), unit and value agree, where thousands
-separators are dropped only when unambiguous (apostrophes and spaces always;
-commas or dots only with two or more groups or a decimal part of the other kind —
-``1,200`` alone stays verbatim, it is 1.2 in half of Europe); and ISO and
-written-month dates match each other (slash dates are only ever verbatim: 03/01
-is March in the US and January elsewhere).
+glued to a longer alphanumeric run (``INV-44`` is not in ``INV-4421``; an ASCII
+token next to letters of another script, as in Chinese or Japanese prose, is not
+glued to them), plus three rules where no reading is ambiguous: a hash matches a
+hash in the evidence that it is a prefix or an extension of (both at least 7
+digits, case-insensitive); amounts and quantities match when currency (``€``=
+``EUR``, ``£``=``GBP``; ``$`` is not ``USD``, it is also AUD, CAD…), unit and value
+agree, where thousands separators are dropped only when unambiguous (apostrophes
+and spaces always; commas or dots only with two or more groups or a decimal part
+of the other kind — ``1,200`` alone stays verbatim, it is 1.2 in half of Europe);
+and ISO and written-month dates match each other (slash dates are only ever
+verbatim: 03/01 is March in the US and January elsewhere).
+
+What is derived from an evidence text is cached by the text's digest, within a
+byte bound (:mod:`assay.gate._digest_cache`), never by the text itself.
 """
 
 from __future__ import annotations
 
-import re
+import sys
+import unicodedata
+from bisect import bisect_left
+from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
 
+from assay.gate._digest_cache import DigestCache
+from assay.gate._patterns import AMOUNT, DATE, HEX, MONTHS, QUANTITY, Span, find
 from assay.gate._records import Identifier, IdentifierKind
+from assay.gate._unicode import Normalised, normalise
 
-__all__ = ["extract_identifiers", "identifier_in_evidence"]
-
-_B = r"(?<![A-Za-z0-9])"  # not glued to a preceding alphanumeric
-_E = r"(?![A-Za-z0-9])"  # nor to a following one
-
-_URL = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
-_UUID = re.compile(
-    _B + r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}" + _E
-)
-_PATH_SEG = r"[\w@+-][\w.@+-]*"
-_PATH = re.compile(
-    r"(?<![\w/.~:-])(?:"
-    r"(?:~|\.{1,2})?/" + _PATH_SEG + r"(?:/" + _PATH_SEG + r")*/?"  # anchored
-    r"|[A-Za-z]:\\[\w.@+-]+(?:\\[\w.@+-]+)*"  # Windows drive path
-    r"|" + _PATH_SEG + r"(?:/" + _PATH_SEG + r")*/[\w@+-]+\.[A-Za-z][A-Za-z0-9]{0,7}"
-    r")(?![\w/])"
-)
-_HEX = re.compile(_B + r"[0-9a-fA-F]{7,64}" + _E)
-_HASH_WORDS = re.compile(
-    r"\b(?:commit(?:s|ted)?|sha-?(?:1|256)?|hash(?:es)?|revision|rev|changeset|git|"
-    r"cherry-pick(?:ed)?|revert(?:ed|s)?|checkout|rebase[ds]?|HEAD|blob|tree)\b[^\n]{0,40}$",
-    re.IGNORECASE,
-)
-_LINE_START = re.compile(r"(?:^|\n)[ \t*-]*$")
-_RANGE_AFTER = re.compile(r"\.\.\.?[0-9a-fA-F]{7}")
-_COLOUR_WORDS = re.compile(r"\b(?:colou?r|fill|stroke|background|rgba?|hex)\b[^\n]{0,20}$", re.I)
-_TICKET_HASH = re.compile(r"(?<![\w&#])#\d+" + _E)
-_TICKET_KEY = re.compile(_B + r"([A-Z][A-Z0-9]{1,9})(?:-\d+)+" + _E)
-_STANDARDS = frozenset(
-    {"UTF", "SHA", "ISO", "AES", "MD", "COVID", "IPV", "UCS", "CP", "GPT", "TLS"}
-)
-
-_NUM = r"\d{1,3}(?:[,.' \u00a0\u202f]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
-_CURRENCY_SYMBOLS = "$€£¥₹"
-_CURRENCY_CODES = r"USD|EUR|GBP|CHF|JPY|CNY|INR|CAD|AUD|SEK|NOK|DKK|PLN|CZK"
-_AMOUNT = re.compile(
-    r"(?:(?P<sym>["
-    + _CURRENCY_SYMBOLS
-    + r"])\s?|(?<![A-Za-z])(?P<code>"
-    + _CURRENCY_CODES
-    + r")\s?)(?P<neg>-)?(?P<num>"
-    + _NUM
-    + r")(?![\d])"
-    r"|" + _B + r"(?P<neg2>-)?(?P<num2>" + _NUM + r")\s?"
-    r"(?:(?P<sym2>[" + _CURRENCY_SYMBOLS + r"])|(?P<code2>" + _CURRENCY_CODES + r")" + _E + r")"
-)
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
-)
-_DATE = re.compile(
-    _B + r"(?:"
-    r"(?P<iso>\d{4}-\d{2}-\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-    r"|(?P<dmy>\d{1,2})(?:st|nd|rd|th)?\s+(?P<m1>" + _MONTH + r")\.?,?\s+(?P<y1>\d{4})"
-    r"|(?P<m2>" + _MONTH + r")\.?\s+(?P<d2>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{4})"
-    r"|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4}"
-    r")" + _E
-)
-_UNITS = (
-    r"%|percent|ms|µs|us|ns|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|"
-    r"months?|years?|B|KB|MB|GB|TB|PB|KiB|MiB|GiB|TiB|kB|bytes?|Kbps|Mbps|Gbps|km|m|cm|mm|"
-    r"kg|g|mg|lbs?|°C|°F|K|req/s|rps|qps|ops/s"
-)
-_QUANTITY = re.compile(
-    r"(?<![\w.,])(?P<num>-?(?:" + _NUM + r"))\s?(?P<unit>" + _UNITS + r")(?![\w/%])"
-)
-_TRAILING = ".,;:!?)]}'\""
+__all__ = [
+    "EVIDENCE_CACHE",
+    "Evidence",
+    "evidence",
+    "expanded_characters",
+    "extract_identifiers",
+    "found_in",
+    "identifier_in_evidence",
+    "identifiers_of",
+]
 
 
 def extract_identifiers(text: str) -> list[Identifier]:
@@ -131,75 +75,72 @@ def extract_identifiers(text: str) -> list[Identifier]:
     Kinds are tried from the most specific (URL, UUID) to the least (quantity); a
     token inside one already found is not reported again.
     """
-    found: list[Identifier] = []
-    taken: list[tuple[int, int]] = []
-    for kind, spans in _candidates(text):
-        for start, end in spans:
-            if any(start < e and s < end for s, e in taken):
-                continue
-            taken.append((start, end))
-            found.append(Identifier(kind=kind, value=text[start:end], start=start, end=end))
-    found.sort(key=lambda i: (i.start, i.end))
-    return found
+    return identifiers_of(normalise(text))
 
 
-def _candidates(text: str) -> list[tuple[IdentifierKind, list[tuple[int, int]]]]:
-    return [
-        ("url", [_strip_trailing(text, m.start(), m.end()) for m in _URL.finditer(text)]),
-        ("uuid", [m.span() for m in _UUID.finditer(text)]),
-        ("date", [m.span() for m in _DATE.finditer(text)]),
-        ("hash", [m.span() for m in _HEX.finditer(text) if _is_hash(text, m)]),
-        ("path", [_strip_trailing(text, m.start(), m.end()) for m in _PATH.finditer(text)]),
-        ("ticket", _tickets(text)),
-        ("amount", [m.span() for m in _AMOUNT.finditer(text)]),
-        ("quantity", [m.span() for m in _QUANTITY.finditer(text)]),
-    ]
+def identifiers_of(norm: Normalised) -> list[Identifier]:
+    """:func:`extract_identifiers` of an already normalised text."""
+    return [_identifier(norm, span) for span in find(norm.search)]
 
 
-def _strip_trailing(text: str, start: int, end: int) -> tuple[int, int]:
-    while end > start + 1 and text[end - 1] in _TRAILING:
-        end -= 1
-    return start, end
+def _identifier(norm: Normalised, span: Span) -> Identifier:
+    kind, start, end = span
+    start, end = norm.original_span(start, end)
+    return Identifier(kind=kind, value=norm.original[start:end], start=start, end=end)
 
 
-def _is_hash(text: str, match: re.Match[str]) -> bool:
-    token = match.group()
-    if not any(c.isdigit() for c in token):
-        return False
-    if len(token) >= 10:
-        return True
-    before, after = text[: match.start()], text[match.end() :]
-    if before.endswith("#") or not any(c.isalpha() for c in token):
-        return False
-    return _HASH_WORDS.search(before[-60:]) is not None or _git_shaped(before, after)
+# --- evidence -----------------------------------------------------------------------
 
 
-def _git_shaped(before: str, after: str) -> bool:
-    """``a1b2c3d..e4f5a6b``, ``repo@a1b2c3d``, or a ``git log --oneline`` line."""
-    if before.endswith(".."):
-        return True
-    if before.endswith("@"):
-        return re.match(r"\.[A-Za-z]", after) is None  # not an e-mail domain
-    if _RANGE_AFTER.match(after):
-        return True
-    return _LINE_START.search(before[-20:] if len(before) > 20 else before) is not None and (
-        re.match(r" +\S", after) is not None
+@dataclass(frozen=True, kw_only=True)
+class Evidence:
+    """What matching needs of one evidence text, without the text itself.
+
+    ``text`` is the matching form where it differs from the text as given (``None``
+    otherwise: the caller has that). ``hashes`` are its hex runs, lower-cased and
+    sorted; ``keys`` the normal forms of its amounts, quantities and dates.
+    """
+
+    text: str | None
+    hashes: tuple[str, ...]
+    hash_set: frozenset[str]
+    keys: frozenset[tuple[str, ...]]
+    nbytes: int
+
+
+def _index(text: str) -> Evidence:
+    norm = normalise(text)
+    spans = find(norm.search)
+    hashes = sorted({m.group().lower() for m in HEX.finditer(norm.text) if _has_digit(m.group())})
+    keys = frozenset(
+        k for kind, s, e in spans if (k := _normal_key(kind, norm.text[s:e])) is not None
+    )
+    # Never the text itself: an equal matching form is left out, the caller has it.
+    matching = None if norm.text == text else norm.text
+    nbytes = sys.getsizeof(matching) if matching is not None else 0
+    nbytes += sum(2 * sys.getsizeof(h) for h in hashes)
+    nbytes += sum(sys.getsizeof(k) + sum(sys.getsizeof(p) for p in k) for k in keys)
+    nbytes += 64 * (2 * len(hashes) + len(keys))  # the containers' slots
+    return Evidence(
+        text=matching,
+        hashes=tuple(hashes),
+        hash_set=frozenset(hashes),
+        keys=keys,
+        nbytes=nbytes,
     )
 
 
-def _tickets(text: str) -> list[tuple[int, int]]:
-    spans = [
-        m.span() for m in _TICKET_HASH.finditer(text) if not _COLOUR_WORDS.search(text[: m.start()])
-    ]
-    for m in _TICKET_KEY.finditer(text):
-        prefix = m.group(1)
-        if prefix.rstrip("0123456789") in _STANDARDS or prefix in _STANDARDS:
-            continue
-        spans.append(m.span())
-    return spans
+#: Evidence derived from texts, by SHA-256 of the text, at most 32 MiB.
+EVIDENCE_CACHE: DigestCache[Evidence] = DigestCache(_index, lambda e: e.nbytes)
 
 
-# --- matching ---------------------------------------------------------------------
+def evidence(text: str) -> tuple[str, Evidence]:
+    """The matching form of an evidence text and what was derived from it (cached)."""
+    derived = EVIDENCE_CACHE.get(text)
+    return (derived.text if derived.text is not None else text), derived
+
+
+# --- matching -----------------------------------------------------------------------
 
 
 def identifier_in_evidence(identifier: Identifier | str, evidence_text: str) -> bool:
@@ -209,74 +150,108 @@ def identifier_in_evidence(identifier: Identifier | str, evidence_text: str) -> 
     that is not one identifier is matched verbatim).
     """
     ident = _classify(identifier) if isinstance(identifier, str) else identifier
+    matching, derived = evidence(evidence_text)
     if ident is None:
-        return _verbatim(str(identifier), evidence_text)
-    if _verbatim(ident.value, evidence_text):
+        return _verbatim(normalise(str(identifier)).text, matching)
+    return found_in(ident, matching, derived)
+
+
+def expanded_characters(value: str) -> str:
+    """The characters of ``value`` that NFKC writes as several (``¼`` as ``1\u20444``).
+
+    An identifier holding one is never matched: its compared form runs past what the
+    extractor found (``$¼0`` is read as ``$1``, then compared as ``$1\u20444``), and it
+    would equate ``EUR 97¼`` with ``EUR 971``.
+    """
+    if value.isascii():
+        return ""
+    found = (c for c in value if len(unicodedata.normalize("NFKC", c)) > 1)
+    return "".join(dict.fromkeys(found))
+
+
+def found_in(ident: Identifier, matching: str, derived: Evidence) -> bool:
+    """:func:`identifier_in_evidence` against an evidence text already prepared."""
+    if expanded_characters(ident.value):
+        return False
+    value = normalise(ident.value).text
+    if _verbatim(value, matching):
         return True
     if ident.kind == "hash":
-        value = ident.value.lower()
-        return any(
-            h.startswith(value) or value.startswith(h) for h in _evidence_hashes(evidence_text)
-        )
+        return _hash_in(value.lower(), derived)
     if ident.kind in ("amount", "quantity", "date"):
-        key = _normal_key(ident)
-        return key is not None and key in _evidence_keys(evidence_text)
+        key = _normal_key(ident.kind, value)
+        return key is not None and key in derived.keys
     return False
+
+
+def _hash_in(value: str, derived: Evidence) -> bool:
+    """A hash of the evidence starts with ``value``, or ``value`` extends one."""
+    i = bisect_left(derived.hashes, value)
+    if i < len(derived.hashes) and derived.hashes[i].startswith(value):
+        return True
+    return any(value[:n] in derived.hash_set for n in range(7, min(len(value), 64) + 1))
+
+
+def _has_digit(token: str) -> bool:
+    return any(c.isdigit() for c in token)
 
 
 def _classify(value: str) -> Identifier | None:
     """A bare string as an identifier: a hex run is a hash even without context."""
-    if _HEX.fullmatch(value) and any(c.isdigit() for c in value):
+    search = normalise(value).search
+    if HEX.fullmatch(search) and _has_digit(search):
         return Identifier(kind="hash", value=value, start=0, end=len(value))
     found = extract_identifiers(value)
     return found[0] if len(found) == 1 and found[0].value == value else None
 
 
 def _verbatim(value: str, text: str) -> bool:
-    """``value`` occurs in ``text`` with neither edge glued to a longer alphanumeric run."""
+    """``value`` occurs in ``text`` with neither edge glued to a longer alphanumeric run.
+
+    Letters and digits glue only within the same kind of writing: ``INV-44`` is not
+    in ``INV-4421``, but ``INV-4421`` is in ``请求书INV-4421已付``.
+    """
     if not value:
         return False
     start = text.find(value)
     while start != -1:
         end = start + len(value)
-        glued_left = start > 0 and value[0].isalnum() and text[start - 1].isalnum()
-        glued_right = end < len(text) and value[-1].isalnum() and text[end].isalnum()
+        glued_left = start > 0 and _glued(text[start - 1], value[0])
+        glued_right = end < len(text) and _glued(value[-1], text[end])
         if not glued_left and not glued_right:
             return True
         start = text.find(value, start + 1)
     return False
 
 
-@lru_cache(maxsize=1024)
-def _evidence_hashes(text: str) -> frozenset[str]:
-    return frozenset(
-        m.group().lower() for m in _HEX.finditer(text) if any(c.isdigit() for c in m.group())
-    )
+def _glued(a: str, b: str) -> bool:
+    return a.isalnum() and b.isalnum() and a.isascii() == b.isascii()
 
 
-@lru_cache(maxsize=1024)
-def _evidence_keys(text: str) -> frozenset[tuple[str, ...]]:
-    keys = (_normal_key(i) for i in extract_identifiers(text))
-    return frozenset(k for k in keys if k is not None)
+# --- normal forms of amounts, quantities and dates ---------------------------------
 
 
-def _normal_key(ident: Identifier) -> tuple[str, ...] | None:
-    if ident.kind == "date":
-        return _date_key(ident.value)
-    if ident.kind == "amount":
-        m = _AMOUNT.fullmatch(ident.value)
+def _normal_key(kind: IdentifierKind, value: str) -> tuple[str, ...] | None:
+    """The comparable form of an amount, quantity or date, from its matching form."""
+    if kind == "date":
+        return _date_key(value)
+    if kind == "amount":
+        m = AMOUNT.fullmatch(value)
         if m is None:
             return None
         currency = m.group("sym") or m.group("code") or m.group("sym2") or m.group("code2")
         sign = "-" if (m.group("neg") or m.group("neg2")) else ""
         number = _normal_number(m.group("num") or m.group("num2"))
         return ("amount", _CURRENCY_ALIASES.get(currency, currency), sign + number)
-    m = _QUANTITY.fullmatch(ident.value)
+    if kind != "quantity":
+        return None
+    m = QUANTITY.fullmatch(value)
     if m is None:
         return None
     raw = m.group("num")
     sign, raw = ("-", raw[1:]) if raw.startswith("-") else ("", raw)
-    return ("quantity", m.group("unit"), sign + _normal_number(raw))
+    unit = m.group("unit").replace("µ", "μ")
+    return ("quantity", unit, sign + _normal_number(raw))
 
 
 _CURRENCY_ALIASES = {"€": "EUR", "£": "GBP"}
@@ -303,7 +278,7 @@ def _normal_number(raw: str) -> str:
 
 
 def _date_key(value: str) -> tuple[str, ...] | None:
-    m = _DATE.fullmatch(value)
+    m = DATE.fullmatch(value)
     if m is None:
         return None
     try:
@@ -322,4 +297,4 @@ def _date_key(value: str) -> tuple[str, ...] | None:
 
 def _month(name: str) -> int:
     lowered = name.lower().rstrip(".")
-    return next(i + 1 for i, full in enumerate(_MONTHS) if full.startswith(lowered[:3]))
+    return next(i + 1 for i, full in enumerate(MONTHS) if full.startswith(lowered[:3]))

@@ -15,8 +15,10 @@ from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage
 
-from assay.gate._identifiers import extract_identifiers, identifier_in_evidence
+from assay.gate._identifiers import evidence, extract_identifiers, found_in, identifiers_of
+from assay.gate._lookalikes import reordered_identifiers, suspicious_identifiers
 from assay.gate._records import Identifier, ReplyReport
+from assay.gate._unicode import normalise, visible
 
 Message = BaseMessage | Mapping[str, Any]
 Conversation = Sequence[Message]
@@ -61,7 +63,13 @@ def reply_report(
     conversation: Conversation | None = None,
     extra_echoes: Iterable[str] = (),
 ) -> ReplyReport:
-    """:func:`validate_reply`, plus echo texts from elsewhere (the ledger's human facts)."""
+    """:func:`validate_reply`, plus echo texts from elsewhere (the ledger's human facts).
+
+    An identifier written with invisible characters in or next to it, inside a bidi
+    override, or in a word that mixes scripts with look-alike letters is unverified
+    whatever the tool results say; so is what a right-to-left override shows as an
+    identifier.
+    """
     tools = [t for t in tool_results if isinstance(t, str)]
     echoes = list(extra_echoes)
     for message in conversation or ():
@@ -72,16 +80,23 @@ def reply_report(
             tools.append(text)
         elif role in ("user", "assistant"):
             echoes.append(text)
+    norm = normalise(text_of(reply))
+    idents = identifiers_of(norm)
+    suspicious = suspicious_identifiers(norm, idents)
+    origin = _Origins(tools, echoes)
     found: list[Identifier] = []
     user_origin: list[Identifier] = []
     unverified: list[Identifier] = []
-    for ident in extract_identifiers(text_of(reply)):
-        if any(identifier_in_evidence(ident, t) for t in tools):
+    for i, ident in enumerate(idents):
+        where = "unverified" if i in suspicious else origin.of(ident)
+        if where == "found":
             found.append(ident)
-        elif any(identifier_in_evidence(ident, t) for t in echoes):
+        elif where == "user_origin":
             user_origin.append(ident)
         else:
             unverified.append(ident)
+    unverified += reordered_identifiers(norm.original)
+    unverified.sort(key=lambda i: (i.start, i.end))
     known = sorted({i.value for t in (*tools, *echoes) for i in extract_identifiers(t)})
     return ReplyReport(
         unverified=tuple(unverified),
@@ -89,6 +104,29 @@ def reply_report(
         found=tuple(found),
         known=tuple(known),
     )
+
+
+Origin = Literal["found", "user_origin", "unverified"]
+
+
+class _Origins:
+    """Where identifiers come from: each text prepared once, each value decided once."""
+
+    def __init__(self, tools: list[str], echoes: list[str]) -> None:
+        self._tools = [evidence(t) for t in tools]
+        self._echoes = [evidence(t) for t in echoes]
+        self._seen: dict[tuple[str, str], Origin] = {}
+
+    def of(self, ident: Identifier) -> Origin:
+        key = (ident.kind, ident.value)
+        if key not in self._seen:
+            if any(found_in(ident, text, derived) for text, derived in self._tools):
+                self._seen[key] = "found"
+            elif any(found_in(ident, text, derived) for text, derived in self._echoes):
+                self._seen[key] = "user_origin"
+            else:
+                self._seen[key] = "unverified"
+        return self._seen[key]
 
 
 def annotate(reply: str, report: ReplyReport, *, after_self_correction: bool = False) -> str:
@@ -127,7 +165,7 @@ def _distinct(idents: Iterable[Identifier]) -> list[str]:
 
 
 def _list(values: list[str]) -> str:
-    return ", ".join(f"`{v}`" for v in values)
+    return ", ".join(f"`{visible(v)}`" for v in values)
 
 
 def _verb(values: list[str], one: str, many: str) -> str:
