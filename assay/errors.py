@@ -10,15 +10,21 @@ catch "anything the ledger raised" as well as "any usage mistake"::
     AssayError
     ├── UsageError                      the caller's mistake
     │   ├── ConfigurationError          bad URL, unsupported engine, schema not at head
+    │   ├── InvalidHandover             a hand-over too large or too deep to check
     │   └── (LedgerError) ─┬─ UnknownKind
     │                      ├─ UnknownRun
     │                      ├─ UnknownEntry
-    │                      ├─ InvalidEntry
-    │                      ├─ InvalidMetadata
+    │                      ├─ InvalidEntry      bad source, content not (Unicode) text
+    │                      ├─ InvalidMetadata   not canonical JSON, too deep, too large
     │                      └─ ContentTooLarge
     └── RunError                        a failure at run time
         ├── DatabaseError               a driver error, translated at the boundary
         └── (LedgerError) ─── LedgerWriteRefused   UPDATE/DELETE refused by the database
+
+The tool bus (``ToolBusError``: ``InvalidCall`` and friends, in
+:mod:`assay.tool_bus`) and the verifier (``VerifierError``, in :mod:`assay.verifier`)
+draw their own branches of this tree in their modules. Every size and shape limit
+these errors enforce is a named constant in ``assay._limits``.
 
 Driver exceptions never escape: they are translated with ``raise ... from exc`` so the
 original stays available as ``__cause__``.
@@ -32,6 +38,7 @@ __all__ = [
     "ContentTooLarge",
     "DatabaseError",
     "InvalidEntry",
+    "InvalidHandover",
     "InvalidMetadata",
     "LedgerError",
     "LedgerWriteRefused",
@@ -79,12 +86,21 @@ class UnknownEntry(LedgerError, UsageError):
     """An entry id that the ledger does not hold."""
 
 
+class InvalidHandover(UsageError):
+    """A hand-over the gate cannot even check or record: nested deeper than
+    ``MAX_JSON_DEPTH``, larger than ``MAX_HANDOVER_BYTES``, or naming an agent
+    (``from_agent``) longer than ``MAX_AGENT_CHARS``. Raised before anything is
+    written; every smaller mistake is a :class:`~assay.gate.GateError` instead."""
+
+
 class InvalidEntry(LedgerError, UsageError):
-    """An entry field of the wrong type or shape (empty source, content not str/bytes)."""
+    """An entry field of the wrong type or shape: an empty, over-long or control-laden
+    source, content that is not str/bytes or not valid Unicode text."""
 
 
 class InvalidMetadata(LedgerError, UsageError):
-    """Metadata that is not a JSON object expressible in canonical (RFC 8785) JSON."""
+    """Metadata that is not a JSON object expressible in canonical (RFC 8785) JSON, or
+    that is nested deeper than ``MAX_JSON_DEPTH`` or larger than ``MAX_METADATA_BYTES``."""
 
 
 class ContentTooLarge(LedgerError, UsageError):

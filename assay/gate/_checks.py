@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
-from typing import Any
+from typing import Any, cast
 
 from pydantic import JsonValue, ValidationError
 
+from assay._limits import MAX_AGENT_CHARS, MAX_HANDOVER_BYTES, MAX_JSON_DEPTH, json_depth_ok
+from assay.errors import InvalidHandover
 from assay.gate._identifiers import extract_identifiers, identifier_in_evidence
 from assay.gate._models import Handover, Proposition
 from assay.gate._records import GateError
@@ -61,9 +63,16 @@ def parse(raw: object) -> tuple[Handover | None, list[GateError]]:
 
     A filled ``entailment`` is reported as ``entailment_preset`` whatever its shape,
     and schema errors under it are not reported twice.
+
+    Raises :class:`~assay.errors.InvalidHandover` for a hand-over that can be
+    neither checked nor recorded: nested deeper than ``MAX_JSON_DEPTH``, larger than
+    ``MAX_HANDOVER_BYTES``, or with a ``from_agent`` (it becomes the ledger source)
+    longer than ``MAX_AGENT_CHARS``. Those are checked first, without recursion, so
+    that neither pydantic nor the ledger's serializer ever sees such a value.
     """
     if isinstance(raw, Handover):
         raw = raw.model_dump()
+    _check_bounds(raw)
     preset = list(_preset_entailments(raw))
     errors = [
         GateError(code="entailment_preset", path=path(*loc), message=_PRESET_MESSAGE)
@@ -83,6 +92,42 @@ def parse(raw: object) -> tuple[Handover | None, list[GateError]]:
 
 
 _PRESET_MESSAGE = "entailment is written by the verifier only; hand over null"
+
+
+def _check_bounds(raw: object) -> None:
+    if not json_depth_ok(raw, MAX_JSON_DEPTH):
+        raise InvalidHandover(f"the hand-over is nested deeper than {MAX_JSON_DEPTH} levels")
+    size = _approx_json_size(raw, MAX_HANDOVER_BYTES)
+    if size > MAX_HANDOVER_BYTES:
+        raise InvalidHandover(
+            f"the hand-over is over the limit of {MAX_HANDOVER_BYTES} bytes of JSON; "
+            "hand over ledger ids that point at large evidence instead of copying it"
+        )
+    agent = raw.get("from_agent") if isinstance(raw, Mapping) else None
+    if isinstance(agent, str) and len(agent) > MAX_AGENT_CHARS:
+        raise InvalidHandover(
+            f"from_agent is {len(agent)} characters, over the limit of {MAX_AGENT_CHARS}"
+        )
+
+
+def _approx_json_size(value: object, stop_at: int) -> int:
+    """A lower bound of the JSON size of a depth-checked ``value``, walked without
+    recursion; the walk stops as soon as the bound passes ``stop_at``."""
+    total, stack = 0, [value]
+    while stack and total <= stop_at:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, Mapping):
+            for key, child in cast(Mapping[object, object], item).items():
+                total += 2
+                stack += [key, child]
+        elif isinstance(item, list | tuple):
+            total += 2
+            stack += cast(list[object], item)
+        else:
+            total += 1
+    return total
 
 
 def _preset_entailments(raw: object) -> Iterator[tuple[str | int, ...]]:

@@ -10,19 +10,28 @@ The migration's triggers refuse any other change, from any client.
 from __future__ import annotations
 
 import json
-import re
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine, Row
+from sqlalchemy.engine import Connection, Engine, Row
 
 from assay._db import driver_errors, write_transaction
+from assay._limits import (
+    MAX_JSON_DEPTH,
+    MAX_METADATA_BYTES,
+    MAX_RUN_ID_CHARS,
+    MAX_SOURCE_CHARS,
+    check_text,
+    json_problem,
+    safe_repr,
+)
 from assay.errors import (
     ContentTooLarge,
     InvalidEntry,
+    InvalidMetadata,
     UnknownEntry,
     UnknownKind,
     UnknownRun,
@@ -47,25 +56,40 @@ from assay.ledger._records import (
 
 DEFAULT_MAX_CONTENT_BYTES = 10 * 1024 * 1024
 _VERIFY_BATCH = 500
-#: Control characters (NUL among them, which PostgreSQL text cannot hold) are refused
-#: in sources on every engine, so that both engines accept exactly the same entries.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class Ledger:
-    """Append-only evidence and audit store, shared by every component of a run."""
+    """Append-only evidence and audit store, shared by every component of a run.
+
+    Every argument is checked before anything is written, each field against one
+    limit (see ``assay._limits``): content against ``max_content_bytes``, a source
+    against ``MAX_SOURCE_CHARS`` (and control characters, NUL among them, which
+    PostgreSQL text cannot hold, so both engines accept exactly the same entries),
+    metadata against ``MAX_JSON_DEPTH`` and ``MAX_METADATA_BYTES``. A bad value raises
+    a :class:`~assay.errors.UsageError` of the ledger's own (``UnknownRun``,
+    ``UnknownKind``, ``InvalidEntry``, ``InvalidMetadata``, ``ContentTooLarge``),
+    never a driver's or a serializer's exception.
+    """
 
     def __init__(self, engine: Engine, *, max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES):
-        if max_content_bytes <= 0:
-            raise InvalidEntry("max_content_bytes must be positive")
+        if (
+            not isinstance(max_content_bytes, int)
+            or isinstance(max_content_bytes, bool)
+            or max_content_bytes <= 0
+        ):
+            raise InvalidEntry("max_content_bytes must be a positive integer")
         self._engine = engine
         self.max_content_bytes = max_content_bytes
 
     # --- writing --------------------------------------------------------------------
 
     def start_run(self, *, metadata: Mapping[str, Any] | None = None) -> str:
-        """Open a new, empty run and return its id (``run_`` + 32 hex)."""
-        _, meta_text = normalise_metadata(metadata)
+        """Open a new, empty run and return its id (``run_`` + 32 hex).
+
+        Raises :class:`~assay.errors.InvalidMetadata` for metadata that is not a JSON
+        object, is nested too deep or is too large; nothing is written then.
+        """
+        _, meta_text = _metadata(metadata)
         run_id = "run_" + secrets.token_hex(16)
         with driver_errors(), write_transaction(self._engine) as conn:
             conn.execute(
@@ -87,23 +111,33 @@ class Ledger:
         source: str,
         content: str | bytes,
         metadata: Mapping[str, Any] | None = None,
+        on_append: Callable[[Connection, LedgerEntry], None] | None = None,
     ) -> LedgerEntry:
         """Append one entry to ``run_id`` and return it.
 
         Appending the same (run, kind, source, content, metadata) again returns the
         entry already stored and writes nothing. Nothing is written when any argument
-        is invalid.
+        is invalid: :class:`~assay.errors.UnknownRun` (also for a run id no run can
+        have), :class:`~assay.errors.UnknownKind`, :class:`~assay.errors.InvalidEntry`
+        (source, content type or text), :class:`~assay.errors.ContentTooLarge`,
+        :class:`~assay.errors.InvalidMetadata`.
+
+        ``on_append(connection, entry)`` runs inside the same transaction, after the
+        entry is written and while the run's head is locked, so that a component can
+        write a row that must exist exactly when its ledger record does (a grant);
+        if it raises, neither is written and the exception propagates. It is not
+        called when an identical entry already exists.
         """
+        _check_run_id(run_id)
         _check_kind(kind)
-        if not isinstance(source, str) or not source.strip():
-            raise InvalidEntry("source must be a non-empty string naming where content came from")
-        if _CONTROL.search(source):
+        problem = check_text(source, field="source", max_chars=MAX_SOURCE_CHARS)
+        if problem is not None:
             raise InvalidEntry(
-                f"source must not contain control characters (found in {source!r}); "
-                "put raw data in content or metadata"
+                f"{problem}; a source names where content came from (raw data belongs "
+                "in content or metadata)"
             )
         data, is_text = self._content_bytes(content)
-        meta, meta_text = normalise_metadata(metadata)
+        meta, meta_text = _metadata(metadata)
         digest = sha256_hex(data)
         key = dedup_key(
             run_id=run_id, kind=kind, source=source, content_sha256=digest, metadata=meta
@@ -168,11 +202,19 @@ class Ledger:
                 .where(t.runs.c.run_id == run_id)
                 .values(head_seq=seq, head_hash=hash_hex)
             )
+            if on_append is not None:
+                on_append(conn, entry)
         return entry
 
     def _content_bytes(self, content: str | bytes) -> tuple[bytes, bool]:
         if isinstance(content, str):
-            data, is_text = content.encode("utf-8"), True
+            try:
+                data, is_text = content.encode("utf-8"), True
+            except UnicodeEncodeError as exc:
+                raise InvalidEntry(
+                    f"content is not valid Unicode text: lone surrogate at index {exc.start}; "
+                    "append binary data as bytes"
+                ) from None
         elif isinstance(content, bytes | bytearray | memoryview):
             data, is_text = bytes(content), False
         else:
@@ -192,7 +234,7 @@ class Ledger:
 
     def get_many(self, entry_ids: Iterable[str]) -> dict[str, LedgerEntry]:
         """The entries among ``entry_ids`` that exist, by id (missing ids are absent)."""
-        ids = sorted({i for i in entry_ids if isinstance(i, str)})
+        ids = sorted({i for i in entry_ids if _usable_id(i)})
         if not ids:
             return {}
         with driver_errors(), self._engine.connect() as conn:
@@ -204,6 +246,8 @@ class Ledger:
         self.run(run_id)
         query = sa.select(t.entries).where(t.entries.c.run_id == run_id)
         if kinds is not None:
+            if isinstance(kinds, str):
+                raise UnknownKind(f"kinds must be a collection of kinds, not the string {kinds!r}")
             wanted = list(kinds)
             for kind in wanted:
                 _check_kind(kind)
@@ -218,6 +262,7 @@ class Ledger:
 
     def run(self, run_id: str) -> RunInfo:
         """The run and its head; :class:`UnknownRun` if there is none."""
+        _check_run_id(run_id)
         with driver_errors(), self._engine.connect() as conn:
             row = conn.execute(sa.select(t.runs).where(t.runs.c.run_id == run_id)).first()
         if row is None:
@@ -243,6 +288,8 @@ class Ledger:
         inserted or reordered entry, and a head that no longer matches the chain.
         Stops at the first bad entry and names it.
         """
+        if run_id is not None:
+            _check_run_id(run_id)
         run_ids = [run_id] if run_id is not None else [r.run_id for r in self.runs()]
         checked = 0
         with driver_errors(), self._engine.connect() as conn:
@@ -324,7 +371,43 @@ def _row_problem(row: Row[Any], expected_seq: int, prev_hash: str) -> str | None
     return None
 
 
-def _check_kind(kind: str) -> None:
+def _check_run_id(run_id: object) -> None:
+    """A run id that no run can have (not a string, too long, NUL or a lone surrogate)
+    is an unknown run, refused before it reaches a driver."""
+    problem = check_text(run_id, field="run id", max_chars=MAX_RUN_ID_CHARS)
+    if problem is not None:
+        raise UnknownRun(f"no run {safe_repr(run_id, 80)} in this ledger: {problem}")
+
+
+def _usable_id(value: object) -> bool:
+    return check_text(value, field="id", max_chars=MAX_RUN_ID_CHARS) is None
+
+
+def _metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any], str]:
+    """Metadata checked against its limits, depth first (``rfc8785`` and ``json``
+    recurse), then as canonical JSON; :class:`InvalidMetadata` for any failure."""
+    if metadata is not None and isinstance(metadata, Mapping):
+        try:
+            problem = json_problem(
+                metadata, field="metadata", max_depth=MAX_JSON_DEPTH, max_chars=MAX_METADATA_BYTES
+            )
+        except Exception as exc:  # a Mapping whose iteration fails
+            problem = f"metadata cannot be read: {safe_repr(exc, 200)}"
+        if problem is not None:
+            raise InvalidMetadata(problem)
+    meta, text = normalise_metadata(metadata)
+    size = len(text.encode("utf-8"))
+    if size > MAX_METADATA_BYTES:
+        raise InvalidMetadata(
+            f"metadata is {size} bytes of canonical JSON, over the limit of "
+            f"{MAX_METADATA_BYTES} bytes; store large values as content"
+        )
+    return meta, text
+
+
+def _check_kind(kind: object) -> None:
+    if not isinstance(kind, str):
+        raise UnknownKind(f"an entry kind is a string, not {type(kind).__name__}")
     if kind not in ALL_KINDS:
         raise UnknownKind(
             f"unknown entry kind {kind!r}; evidence kinds: {', '.join(sorted(EVIDENCE_KINDS))}; "

@@ -17,32 +17,48 @@ Order of a call, and where each refusal is decided::
 Refusals before the start are not remembered under the call id, so the planner can
 fix its proposal (or obtain a grant) and retry with the same id; once a handler
 has started, that call id always returns what it came to.
+
+Once a handler has started, whatever it does is settled into a stored result:
+a return value (``tool_output``, or ``invalid_output`` when it breaks the schema, is
+not JSON, is nested too deep or is over the ledger's content limit), an exception of
+any kind, ``BaseException`` included (``tool_failed``, with its type, bounded message
+and bounded traceback in the error entry), or a timeout (``tool_timeout``). Only a
+database failure while recording can leave a started call without a result.
 """
 
 from __future__ import annotations
 
 import asyncio
-import secrets
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from assay._db import write_transaction
-from assay.errors import ContentTooLarge
+from assay.errors import ContentTooLarge, RunError
 from assay.ledger import Ledger, LedgerEntry, canonical_json
 from assay.tool_bus import _tables as t
-from assay.tool_bus._errors import InvalidCall, ToolNotFound
+from assay.tool_bus._errors import ToolNotFound
 from assay.tool_bus._grants import Grants
-from assay.tool_bus._records import ErrorDetail, GrantRequest, ToolError, ToolResult, args_sha256
+from assay.tool_bus._records import ErrorDetail, GrantRequest, ToolError, ToolResult
 from assay.tool_bus._registry import Binding, ToolRegistry
-from assay.tool_bus._run import Outcome, run_async, run_sync
+from assay.tool_bus._results import conflict_body, earlier_result, started
+from assay.tool_bus._run import Outcome, describe, run_async, run_sync
 from assay.tool_bus._spec import ToolSpec, loads_canonical
-from assay.tool_bus._validation import argument_errors, json_problems, output_errors
+from assay.tool_bus._validation import Call as _Call
+from assay.tool_bus._validation import (
+    argument_errors,
+    bounded_error,
+    call_record,
+    kept_output,
+    name_refusal,
+    normalise_call,
+    output_errors,
+)
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -50,24 +66,8 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_TIMEOUT_S", "ToolBus"]
 
 DEFAULT_TIMEOUT_S = 30.0
-_MAX_CALL_ID = 200
 _SOURCE = "tool_bus"
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Call:
-    """A proposed call, normalised."""
-
-    run_id: str
-    call_id: str
-    fresh: bool
-    tool: object
-    version: object
-    args: object
-    args_json: Any  # the canonical arguments parsed back, or None when not JSON
-    args_sha256: str | None
-    depends_on: tuple[str, ...]
-    grant_id: str | None
+_NO_OUTPUT: Any = object()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,13 +114,33 @@ class ToolBus:
     ) -> ToolResult:
         """Propose one call; every refusal or failure comes back as ``ToolResult.error``.
 
-        Only wiring mistakes raise (an unknown run, a call id that is not a short
-        string), and database failures.
+        The planner's fields never raise: a tool name or version that cannot exist is
+        ``unknown_tool`` / ``unknown_version``, arguments that are not JSON, nested
+        too deep or too large are ``invalid_arguments``, and whatever the handler
+        does (returns, raises, hangs) is settled as a stored result. Raises, before
+        anything is written:
+
+        - :class:`~assay.errors.UnknownRun` for a run the ledger does not hold;
+        - :class:`~assay.tool_bus.InvalidCall` for a run id, call id, grant id or
+          claim id the bus cannot store (not a string, blank, too long, control
+          characters or a lone surrogate), or too many claims in ``depends_on``.
+
+        Raises :class:`~assay.errors.DatabaseError` when the database fails (a started
+        call may then stay ``call_in_progress``). A ``KeyboardInterrupt`` that arrives
+        in the caller's thread while the handler runs (Ctrl-C) is settled first, as
+        ``tool_failed`` naming ``KeyboardInterrupt``, and then re-raised; any other
+        ``BaseException`` from the handler (``SystemExit`` too) is only settled.
         """
-        step = self._prepare(_normalise(run_id, tool, args, version, grant_id, call_id, depends_on))
+        step = self._prepare(
+            normalise_call(run_id, tool, args, version, grant_id, call_id, depends_on)
+        )
         if isinstance(step, ToolResult):
             return step
-        return self._finish(step, run_sync(step.binding.handler, step.args, step.timeout_s))
+        outcome = run_sync(step.binding.handler, step.args, step.timeout_s)
+        result = self._finish(step, outcome)
+        if outcome.reraise and outcome.error is not None:
+            raise outcome.error
+        return result
 
     async def acall(
         self,
@@ -134,17 +154,36 @@ class ToolBus:
         depends_on: Sequence[str] = (),
     ) -> ToolResult:
         """:meth:`call` for coroutines: database work in a worker thread, async
-        handlers awaited on the running loop."""
-        call = _normalise(run_id, tool, args, version, grant_id, call_id, depends_on)
-        step = await asyncio.to_thread(self._prepare, call)
+        handlers awaited on the running loop; raises what :meth:`call` raises.
+
+        When the calling task is cancelled after the call has started (while the
+        handler runs, or just before it would), the call is settled as
+        ``tool_failed`` naming ``CancelledError`` and the cancellation goes on.
+        """
+        call = normalise_call(run_id, tool, args, version, grant_id, call_id, depends_on)
+        preparing = asyncio.ensure_future(asyncio.to_thread(self._prepare, call))
+        try:
+            step = await asyncio.shield(preparing)
+        except asyncio.CancelledError as exc:
+            with contextlib.suppress(Exception):  # a refusal needs no settling
+                step = await preparing  # the worker thread finishes regardless
+                if isinstance(step, _Step):
+                    await asyncio.to_thread(self._finish, step, Outcome(kind="raised", error=exc))
+            raise
         if isinstance(step, ToolResult):
             return step
         outcome = await run_async(step.binding.handler, step.args, step.timeout_s)
-        return await asyncio.to_thread(self._finish, step, outcome)
+        result = await asyncio.to_thread(self._finish, step, outcome)
+        if outcome.reraise and outcome.error is not None:
+            raise outcome.error
+        return result
 
     def as_langchain_tools(self, run_id: str) -> list[BaseTool]:
         """Every tool with a handler in this process (latest version) as a LangChain
-        ``BaseTool`` whose argument schema is the registered JSON Schema."""
+        ``BaseTool`` whose argument schema is the registered JSON Schema.
+
+        Raises :class:`~assay.tool_bus.InvalidCall` for a run id the bus cannot store.
+        """
         from assay.tool_bus._langchain import langchain_tools
 
         return langchain_tools(self, self._registry, run_id)
@@ -156,6 +195,9 @@ class ToolBus:
             earlier = self._earlier(call)
             if earlier is not None:
                 return earlier
+        refused = name_refusal(call)
+        if refused is not None:
+            return self._refuse(call, self._record_call(call, None), refused)
         try:
             spec = self._registry.get(call.tool, call.version)  # type: ignore[arg-type]
         except ToolNotFound as exc:
@@ -176,7 +218,7 @@ class ToolBus:
     def _check(
         self, call: _Call, spec: ToolSpec
     ) -> tuple[ToolError | None, Binding | None, str | None]:
-        problems = argument_errors(spec, call.args)
+        problems = list(call.args_problems) or argument_errors(spec, call.args)
         if problems:
             return (
                 ToolError(
@@ -217,6 +259,7 @@ class ToolBus:
             args=call.args_json,
             args_sha256=call.args_sha256,
             depends_on=call.depends_on,
+            call_id=call.call_id,
         )
         if call.grant_id is None:
             granted = self._grants.evaluate_policy(call.run_id, request)
@@ -301,99 +344,70 @@ class ToolBus:
         )
 
     def _earlier(self, call: _Call) -> ToolResult | None:
-        with self._engine.connect() as conn:
-            row = conn.execute(
-                sa.select(t.calls).where(
-                    t.calls.c.run_id == call.run_id, t.calls.c.call_id == call.call_id
-                )
-            ).first()
-            if row is None:
-                return None
-            done = conn.execute(
-                sa.select(t.results.c.result_json).where(
-                    t.results.c.run_id == call.run_id, t.results.c.call_id == call.call_id
-                )
-            ).scalar()
-        same_version = call.version is None or call.version == row.version
-        if row.tool != call.tool or not same_version or row.args_sha256 != call.args_sha256:
-            return ToolResult(
-                ok=False,
-                error=ToolError(
-                    code="call_id_conflict",
-                    message=(
-                        f"call id {call.call_id!r} was used for another call "
-                        f"({row.tool}@{row.version}, arguments sha256 {row.args_sha256[:12]}…)"
-                    ),
-                ),
-            )
-        if done is None:
-            return ToolResult(
-                ok=False,
-                ledger_id=row.call_ledger_id,
-                error=ToolError(
-                    code="call_in_progress",
-                    message=(
-                        f"call {call.call_id!r} started at {row.started_at} and has no result yet; "
-                        "it will not be run again under this call id"
-                    ),
-                ),
-            )
-        return ToolResult.from_json(done)
+        return earlier_result(self._engine, self._ledger, call)
+
+    def call_started(self, run_id: str, call_id: str) -> bool:
+        """Whether a handler was ever started under ``call_id`` in ``run_id``."""
+        return started(self._engine, run_id, call_id)
 
     # --- after the handler ------------------------------------------------------------
 
     def _finish(self, step: _Step, outcome: Outcome) -> ToolResult:
+        """Settle ``outcome`` and store the result under the call id. Nothing the
+        handler did can make this raise; only a database failure can."""
         result = self._settle(step, outcome)
-        with write_transaction(self._engine) as conn:
-            conn.execute(
-                t.results.insert(),
-                {
-                    "run_id": step.call.run_id,
-                    "call_id": step.call.call_id,
-                    "result_json": result.to_json(),
-                    "finished_at": datetime.now(UTC),
-                },
+        try:
+            with write_transaction(self._engine) as conn:
+                conn.execute(
+                    t.results.insert(),
+                    {
+                        "run_id": step.call.run_id,
+                        "call_id": step.call.call_id,
+                        "result_json": result.to_json(),
+                        "finished_at": datetime.now(UTC),
+                    },
+                )
+        except IntegrityError:  # a row for this call id was written outside the bus
+            body = conflict_body(step.call.call_id, result)
+            self._ledger.append(
+                step.call.run_id,
+                kind="error",
+                source=_SOURCE,
+                content=canonical_json(body).decode("utf-8"),
+                metadata={"call_id": step.call.call_id, "code": "result_conflict"},
             )
         return result
 
     def _settle(self, step: _Step, outcome: Outcome) -> ToolResult:
-        ref = step.spec.ref
+        ref, call, entry = step.spec.ref, step.call, step.call_entry
         if outcome.kind == "timeout":
-            return self._refuse(
-                step.call,
-                step.call_entry,
-                ToolError(
-                    code="tool_timeout", message=f"{ref} did not finish within {step.timeout_s} s"
-                ),
-            )
+            message = f"{ref} did not finish within {step.timeout_s} s"
+            return self._refuse(call, entry, ToolError(code="tool_timeout", message=message))
         if outcome.kind == "raised":
-            error = outcome.error
-            text = f"{type(error).__name__}: {error}"
-            return self._refuse(
-                step.call,
-                step.call_entry,
-                ToolError(
-                    code="tool_failed",
-                    message=f"{ref} raised {text}",
-                    details=[ErrorDetail(path="", message=text)],
-                ),
+            assert outcome.error is not None
+            info = describe(outcome.error)
+            detail = ErrorDetail(path="", message=info.summary)
+            failed = ToolError(
+                code="tool_failed", message=f"{ref} raised {info.summary}", details=[detail]
             )
-        problems = output_errors(step.spec, outcome.value)
-        if not problems:
-            try:
+            return self._refuse(call, entry, failed, exception=info.as_json())
+        try:
+            problems = output_errors(step.spec, outcome.value)
+            if not problems:
                 return self._record_output(step, outcome.value)
-            except ContentTooLarge as exc:
-                problems = [ErrorDetail(path="", message=str(exc))]
-        return self._refuse(
-            step.call,
-            step.call_entry,
-            ToolError(
-                code="invalid_output",
-                message=f"{ref} returned output that breaks its schema",
-                details=problems,
-            ),
-            output=outcome.value,
+        except ContentTooLarge as exc:
+            problems = [ErrorDetail(path="", message=str(exc))]
+        except RunError:
+            raise
+        except Exception as exc:  # an output whose own methods raise while it is read
+            message = f"the output could not be read: {describe(exc).summary}"
+            problems = [ErrorDetail(path="", message=message)]
+        invalid = ToolError(
+            code="invalid_output",
+            message=f"{ref} returned output that breaks its schema",
+            details=problems,
         )
+        return self._refuse(call, entry, invalid, output=outcome.value)
 
     def _record_output(self, step: _Step, value: Any) -> ToolResult:
         """Append a valid output as ``tool_output``. A text output is stored as the
@@ -401,7 +415,7 @@ class ToolBus:
         exact characters the tool returned; anything else as canonical JSON. The
         entry's ``encoding`` metadata says which."""
         is_text = isinstance(value, str)
-        text = value if is_text else canonical_json(value).decode("utf-8")
+        text = str.__str__(value) if is_text else canonical_json(value).decode("utf-8")
         entry = self._ledger.append(
             step.call.run_id,
             kind="tool_output",
@@ -414,83 +428,46 @@ class ToolBus:
             },
         )
         return ToolResult(
-            ok=True, output=value if is_text else loads_canonical(text), ledger_id=entry.id
+            ok=True, output=text if is_text else loads_canonical(text), ledger_id=entry.id
         )
 
     # --- ledger -----------------------------------------------------------------------
 
     def _record_call(self, call: _Call, spec: ToolSpec | None) -> LedgerEntry:
-        name = call.tool if isinstance(call.tool, str) else repr(call.tool)[:64]
-        version = spec.version if spec is not None else call.version
-        args = (
-            call.args_json
-            if call.args_sha256 is not None
-            else {"$not_json": repr(call.args)[:2000]}
-        )
-        content = {
-            "tool": name,
-            "version": version if isinstance(version, str) else None,
-            "args": args,
-        }
-        metadata: dict[str, Any] = {"call_id": call.call_id, "args_sha256": call.args_sha256}
-        if call.grant_id is not None:
-            metadata["grant_id"] = call.grant_id
-        if call.depends_on:
-            metadata["depends_on"] = list(call.depends_on)
-        source = f"tool:{spec.ref}" if spec is not None else f"tool:{name}"
+        source, content, metadata = call_record(call, spec)
         return self._ledger.append(
-            call.run_id,
-            kind="tool_call",
-            source=source,
-            content=canonical_json(content).decode("utf-8"),
-            metadata=metadata,
+            call.run_id, kind="tool_call", source=source, content=content, metadata=metadata
         )
 
     def _refuse(
-        self, call: _Call, call_entry: LedgerEntry, error: ToolError, output: Any = None
+        self,
+        call: _Call,
+        call_entry: LedgerEntry,
+        error: ToolError,
+        output: Any = _NO_OUTPUT,
+        exception: dict[str, str] | None = None,
     ) -> ToolResult:
+        """Record ``error`` (bounded: see :func:`bounded_error`) in an ``error`` entry,
+        with what is kept of a refused ``output`` and the handler's ``exception``."""
+        error = bounded_error(error)
         body: dict[str, Any] = {**error.as_json(), "call_id": call.call_id}
-        if output is not None:
-            body["output"] = (
-                output if not json_problems(output) else {"$not_json": repr(output)[:10_000]}
+        if output is not _NO_OUTPUT:
+            body["output"] = kept_output(output)
+        if exception is not None:
+            body["exception"] = exception
+        metadata = {"call_id": call.call_id, "call_ledger_id": call_entry.id, "code": error.code}
+        try:
+            content = canonical_json(body).decode("utf-8")
+            entry = self._ledger.append(
+                call.run_id, kind="error", source=_SOURCE, content=content, metadata=metadata
             )
-        entry = self._ledger.append(
-            call.run_id,
-            kind="error",
-            source=_SOURCE,
-            content=canonical_json(body).decode("utf-8"),
-            metadata={"call_id": call.call_id, "call_ledger_id": call_entry.id, "code": error.code},
-        )
+        except ContentTooLarge as exc:  # a ledger configured smaller than the record
+            short = {"code": error.code, "call_id": call.call_id, "message": str(exc)}
+            entry = self._ledger.append(
+                call.run_id,
+                kind="error",
+                source=_SOURCE,
+                content=canonical_json(short).decode("utf-8"),
+                metadata=metadata,
+            )
         return ToolResult(ok=False, ledger_id=entry.id, error=error)
-
-
-def _normalise(
-    run_id: str,
-    tool: object,
-    args: object,
-    version: object,
-    grant_id: str | None,
-    call_id: str | None,
-    depends_on: Sequence[str],
-) -> _Call:
-    if call_id is not None and (
-        not isinstance(call_id, str) or not 0 < len(call_id) <= _MAX_CALL_ID
-    ):
-        raise InvalidCall(f"call_id must be a string of 1 to {_MAX_CALL_ID} characters")
-    if isinstance(depends_on, str) or not all(isinstance(c, str) for c in depends_on):
-        raise InvalidCall("depends_on must be a sequence of claim id strings")
-    if grant_id is not None and not isinstance(grant_id, str):
-        raise InvalidCall("grant_id must be a string")
-    is_json = not json_problems(args)
-    return _Call(
-        run_id=run_id,
-        call_id=call_id or "call_" + secrets.token_hex(12),
-        fresh=call_id is None,
-        tool=tool,
-        version=version,
-        args=args,
-        args_json=loads_canonical(canonical_json(args)) if is_json else None,
-        args_sha256=args_sha256(args) if is_json else None,
-        depends_on=tuple(depends_on),
-        grant_id=grant_id,
-    )

@@ -14,23 +14,57 @@ Output schemas are applied as written.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import secrets
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.protocols import Validator
 from referencing.exceptions import Unresolvable
 
+from assay._limits import (
+    MAX_ARGS_BYTES,
+    MAX_CALL_ID_CHARS,
+    MAX_CLAIM_ID_CHARS,
+    MAX_DEPENDS_ON,
+    MAX_ERROR_DETAILS,
+    MAX_GRANT_ID_CHARS,
+    MAX_JSON_DEPTH,
+    MAX_KEPT_OUTPUT_BYTES,
+    MAX_MESSAGE_CHARS,
+    MAX_RUN_ID_CHARS,
+    MAX_TOOL_NAME_CHARS,
+    MAX_VERSION_CHARS,
+    bounded,
+    check_text,
+    safe_repr,
+    visible,
+)
+from assay.ledger import canonical_json, sha256_hex
 from assay.tool_bus._diff import diff_problems
-from assay.tool_bus._records import ErrorDetail
-from assay.tool_bus._spec import ToolSpec, thaw
+from assay.tool_bus._errors import InvalidCall
+from assay.tool_bus._records import ErrorDetail, ToolError
+from assay.tool_bus._spec import ToolSpec, loads_canonical, thaw
 
-__all__ = ["argument_errors", "json_problems", "output_errors", "pointer"]
+__all__ = [
+    "Call",
+    "argument_errors",
+    "bounded_error",
+    "call_record",
+    "json_problems",
+    "kept_output",
+    "name_refusal",
+    "normalise_call",
+    "output_errors",
+    "pointer",
+]
 
 _MAX_INT = 2**53 - 1
-_MAX_DEPTH = 64
+_MAX_DEPTH = MAX_JSON_DEPTH
 _MAX_MESSAGE = 300
 _OPEN_KEYS = ("additionalProperties", "unevaluatedProperties")
 
@@ -51,8 +85,12 @@ _lock = threading.Lock()
 
 
 def pointer(parts: Any) -> str:
-    """RFC 6901 JSON pointer for a path of keys and indices."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    """RFC 6901 JSON pointer for a path of keys and indices (a lone surrogate in a
+    key is escaped, so that the pointer can always be recorded)."""
+    return bounded(
+        "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts),
+        MAX_MESSAGE_CHARS,
+    )
 
 
 def json_problems(value: object, path: str = "", depth: int = 0) -> list[ErrorDetail]:
@@ -201,3 +239,169 @@ def _json_type(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     return type(value).__name__
+
+
+# --- a proposed call ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Call:
+    """A proposed call, normalised. ``tool`` and ``version`` are as proposed (the
+    planner's data, checked by :func:`name_refusal`); ``args_problems`` says why the
+    arguments cannot even be validated (not JSON, too large), and ``args_record`` is
+    what the ``tool_call`` entry keeps of them."""
+
+    run_id: str
+    call_id: str
+    fresh: bool
+    tool: object
+    version: object
+    args: object
+    args_json: Any  # the canonical arguments parsed back; None when not JSON or too large
+    args_sha256: str | None
+    args_problems: tuple[ErrorDetail, ...] = ()
+    args_record: Any = None
+    depends_on: tuple[str, ...]
+    grant_id: str | None
+
+
+def normalise_call(
+    run_id: object,
+    tool: object,
+    args: object,
+    version: object,
+    grant_id: object,
+    call_id: object,
+    depends_on: object,
+) -> Call:
+    """The call as the bus handles it; :class:`InvalidCall` for a wiring mistake (a
+    run id, call id, grant id or claim id the bus cannot store), before anything is
+    written. The planner's own fields (tool, version, arguments) never raise."""
+    _wiring(run_id, field="run_id", max_chars=MAX_RUN_ID_CHARS)
+    if call_id is not None:
+        _wiring(call_id, field="call_id", max_chars=MAX_CALL_ID_CHARS)
+    if grant_id is not None:
+        _wiring(grant_id, field="grant_id", max_chars=MAX_GRANT_ID_CHARS)
+    claims = _depends_on(depends_on)
+    problems, canonical, record = _arguments(args)
+    assert isinstance(run_id, str)
+    return Call(
+        run_id=run_id,
+        call_id=cast(str, call_id) if call_id is not None else "call_" + secrets.token_hex(12),
+        fresh=call_id is None,
+        tool=tool,
+        version=version,
+        args=args,
+        args_json=None if canonical is None else record,
+        args_sha256=None if canonical is None else sha256_hex(canonical),
+        args_problems=tuple(problems),
+        args_record=record,
+        depends_on=claims,
+        grant_id=cast(str | None, grant_id),
+    )
+
+
+def _wiring(value: object, *, field: str, max_chars: int) -> None:
+    problem = check_text(value, field=field, max_chars=max_chars)
+    if problem is not None:
+        raise InvalidCall(problem)
+
+
+def _depends_on(depends_on: object) -> tuple[str, ...]:
+    if isinstance(depends_on, str | bytes) or not isinstance(depends_on, Sequence):
+        raise InvalidCall("depends_on must be a sequence of claim id strings")
+    claims = tuple(cast(Sequence[object], depends_on))
+    if len(claims) > MAX_DEPENDS_ON:
+        raise InvalidCall(
+            f"depends_on names {len(claims)} claims, over the limit of {MAX_DEPENDS_ON}"
+        )
+    for claim in claims:
+        _wiring(claim, field="a claim id in depends_on", max_chars=MAX_CLAIM_ID_CHARS)
+    return cast(tuple[str, ...], claims)
+
+
+def _arguments(args: object) -> tuple[list[ErrorDetail], bytes | None, Any]:
+    """Problems that stop the arguments from being validated at all, their canonical
+    JSON (``None`` then), and what the ``tool_call`` entry keeps of them."""
+    problems = json_problems(args)
+    if problems:
+        return problems, None, {"$not_json": safe_repr(args)}
+    try:
+        canonical = canonical_json(args)
+    except Exception as exc:  # a value that passed the checks yet does not serialise
+        message = f"the arguments are not canonical JSON: {safe_repr(exc, 300)}"
+        return [ErrorDetail(path="", message=message)], None, {"$not_json": safe_repr(args)}
+    if len(canonical) > MAX_ARGS_BYTES:
+        message = f"the arguments are {len(canonical)} bytes, over the limit of {MAX_ARGS_BYTES}"
+        record = {"$too_large": {"bytes": len(canonical), "sha256": sha256_hex(canonical)}}
+        return [ErrorDetail(path="", message=message)], None, record
+    return [], canonical, loads_canonical(canonical)
+
+
+def name_refusal(call: Call) -> ToolError | None:
+    """``unknown_tool`` / ``unknown_version`` for a tool name or version that no
+    registered tool can have (not a string, too long, control characters, a lone
+    surrogate), without asking the registry."""
+    problem = check_text(call.tool, field="the tool name", max_chars=MAX_TOOL_NAME_CHARS)
+    if problem is not None:
+        return ToolError(code="unknown_tool", message=f"no such tool: {problem}")
+    if call.version is None:
+        return None
+    problem = check_text(call.version, field="the version", max_chars=MAX_VERSION_CHARS)
+    if problem is not None:
+        return ToolError(code="unknown_version", message=f"no such version: {problem}")
+    return None
+
+
+def call_record(call: Call, spec: ToolSpec | None) -> tuple[str, str, dict[str, Any]]:
+    """Source, content and metadata of the call's ``tool_call`` entry: the tool and
+    version as registered, or as proposed made visible and bounded when no such tool
+    exists, and the arguments as :attr:`Call.args_record` keeps them."""
+    if spec is not None:
+        name, version = spec.name, spec.version
+    else:
+        tool, proposed = call.tool, call.version
+        name = visible(tool, MAX_TOOL_NAME_CHARS) if isinstance(tool, str) else safe_repr(tool, 64)
+        version = visible(proposed, MAX_VERSION_CHARS) if isinstance(proposed, str) else None
+    content = {"tool": name, "version": version, "args": call.args_record}
+    metadata: dict[str, Any] = {"call_id": call.call_id, "args_sha256": call.args_sha256}
+    if call.grant_id is not None:
+        metadata["grant_id"] = call.grant_id
+    if call.depends_on:
+        metadata["depends_on"] = list(call.depends_on)
+    source = f"tool:{spec.ref}" if spec is not None else f"tool:{visible(name, 400)}"
+    return source, canonical_json(content).decode("utf-8"), metadata
+
+
+# --- what an error record keeps ---------------------------------------------------------
+
+
+def bounded_error(error: ToolError) -> ToolError:
+    """``error`` with at most ``MAX_ERROR_DETAILS`` details and every message and path
+    bounded and valid Unicode, so that it can always be recorded and returned."""
+    details = [
+        ErrorDetail(path=bounded(d.path, MAX_MESSAGE_CHARS), message=bounded(d.message, 500))
+        for d in error.details[:MAX_ERROR_DETAILS]
+    ]
+    extra = len(error.details) - MAX_ERROR_DETAILS
+    if extra > 0:
+        details.append(ErrorDetail(path="", message=f"… and {extra} more problem(s)"))
+    return dataclasses.replace(
+        error, message=bounded(error.message, MAX_MESSAGE_CHARS), details=details
+    )
+
+
+def kept_output(value: object) -> Any:
+    """What an ``error`` entry keeps of a refused output: the output itself when it is
+    JSON within ``MAX_KEPT_OUTPUT_BYTES``, else its size, digest and a prefix, or a
+    bounded ``repr`` when it is not JSON. Never raises."""
+    try:
+        if json_problems(value):
+            return {"$not_json": safe_repr(value)}
+        text = canonical_json(value)
+    except Exception:  # a value whose own methods raise while it is read
+        return {"$not_json": safe_repr(value)}
+    if len(text) <= MAX_KEPT_OUTPUT_BYTES:
+        return loads_canonical(text)
+    prefix = text[: MAX_KEPT_OUTPUT_BYTES // 2].decode("utf-8", "ignore")
+    return {"$too_large": {"bytes": len(text), "sha256": sha256_hex(text), "prefix": prefix}}
