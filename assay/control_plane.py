@@ -55,6 +55,7 @@ class ControlPlane:
         max_content_bytes: int,
         policy: str | Path | Mapping[str, Any] | Policy | None = None,
         nli: NLIModel | None = None,
+        verifier_cache: bool = True,
     ) -> None:
         self.url = url
         self.engine = engine
@@ -65,7 +66,7 @@ class ControlPlane:
         self.gate = Gate(self.ledger, registry=self.registry)
         self.verifier = LedgerVerifier(
             self.ledger,
-            cache=SqlEntailmentCache(engine),
+            cache=SqlEntailmentCache(engine) if verifier_cache else None,
             model_loader=(lambda: nli) if nli is not None else Verifier.default,
         )
         # Grants read claim status from the verifier's verdicts in the ledger, and the
@@ -85,6 +86,7 @@ class ControlPlane:
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         policy: str | Path | Mapping[str, Any] | Policy | None = None,
         nli: NLIModel | None = None,
+        verifier_cache: bool = True,
     ) -> Self:
         """Connect to ``url`` (default ``ASSAY_DATABASE_URL`` or ``sqlite:///./assay.db``).
 
@@ -92,7 +94,9 @@ class ControlPlane:
         it, a database that is not at that revision is refused with a hint to run
         ``assay db upgrade``. ``policy`` is the tool bus's auto-approval rules (a YAML
         or JSON file, or a mapping). ``nli`` replaces the entailment model (default: the
-        shipped one, or ``ASSAY_NLI_MODEL``; loaded on first use).
+        shipped one, or ``ASSAY_NLI_MODEL``; loaded on first use). ``verifier_cache``
+        keeps the model's scores in the database (``verifier_cache``, not append-only
+        protected); turn it off where writers of the database are not trusted.
         """
         resolved = _db.resolve_url(url)
         engine = _db.create_engine(resolved)
@@ -102,7 +106,12 @@ class ControlPlane:
             else:
                 _require_head(engine)
             return cls(
-                engine, url=resolved, max_content_bytes=max_content_bytes, policy=policy, nli=nli
+                engine,
+                url=resolved,
+                max_content_bytes=max_content_bytes,
+                policy=policy,
+                nli=nli,
+                verifier_cache=verifier_cache,
             )
         except BaseException:
             engine.dispose()

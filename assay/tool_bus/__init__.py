@@ -10,6 +10,7 @@ from assay.tool_bus._diff import (
     diff_problems,
 )
 from assay.tool_bus._errors import (
+    GrantExists,
     GrantRefused,
     InvalidCall,
     InvalidPolicy,
@@ -19,7 +20,7 @@ from assay.tool_bus._errors import (
     ToolNotFound,
     UnknownGrant,
 )
-from assay.tool_bus._grants import Grants
+from assay.tool_bus._grants import Grants, approver_problems
 from assay.tool_bus._policy import Condition, Policy, Rule, load_policy
 from assay.tool_bus._records import (
     ClaimStatus,
@@ -48,6 +49,7 @@ __all__ = [
     "ErrorCode",
     "ErrorDetail",
     "Grant",
+    "GrantExists",
     "GrantRefused",
     "GrantRequest",
     "Grants",
@@ -69,6 +71,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "UnknownGrant",
+    "approver_problems",
     "args_sha256",
     "argument_errors",
     "check_unified_diff",

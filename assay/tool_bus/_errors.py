@@ -13,17 +13,22 @@ exception: it comes back as data, a :class:`~assay.tool_bus.ToolError` inside th
                             ├─ InvalidCall          a call id or claim id the bus cannot store
                             ├─ UnknownGrant         a grant id that was never issued
                             ├─ GrantRefused         a grant that may not be issued (.reasons)
+                            │  └─ GrantExists       a call's grant is live or used (.grant)
                             └─ InvalidPolicy        a policy document that does not parse
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from assay.errors import AssayError, UsageError
 
+if TYPE_CHECKING:
+    from assay.tool_bus._records import Grant
+
 __all__ = [
+    "GrantExists",
     "GrantRefused",
     "InvalidCall",
     "InvalidPolicy",
@@ -80,6 +85,16 @@ class GrantRefused(ToolBusError, UsageError):
     def __init__(self, reasons: Sequence[str]) -> None:
         self.reasons = list(reasons)
         super().__init__("grant refused: " + "; ".join(self.reasons))
+
+
+class GrantExists(GrantRefused):
+    """The call already has a grant that is live or was used: at most one may exist
+    per pending call, so a second approval (two reviewers, two resuming processes)
+    is refused and ``grant`` names the one that stands."""
+
+    def __init__(self, grant: Grant, reason: str) -> None:
+        self.grant = grant
+        super().__init__([reason])
 
 
 class InvalidPolicy(ToolBusError, UsageError):

@@ -40,6 +40,7 @@ ErrorCode = Literal[
     "grant_invalid",
     "call_in_progress",
     "call_id_conflict",
+    "stored_result_invalid",
     "empty_diff",
     "malformed_diff",
     "forbidden_path",
@@ -65,7 +66,9 @@ class ErrorDetail:
 @dataclass(frozen=True, kw_only=True)
 class GrantRequest:
     """What a grant must be issued for: exactly this call in this run, resting on
-    these claims."""
+    these claims. ``call_id`` is the bus call id the grant will be used by: a grant
+    is honoured for that call only (the bus's ``grant_required`` error carries a
+    request with it filled in)."""
 
     run_id: str
     tool: str
@@ -73,6 +76,7 @@ class GrantRequest:
     args: Mapping[str, Any]
     args_sha256: str
     depends_on: tuple[str, ...] = ()
+    call_id: str | None = None
 
     @classmethod
     def for_call(
@@ -82,6 +86,8 @@ class GrantRequest:
         version: str,
         args: Mapping[str, Any],
         depends_on: Sequence[str] = (),
+        *,
+        call_id: str | None = None,
     ) -> GrantRequest:
         return cls(
             run_id=run_id,
@@ -90,6 +96,7 @@ class GrantRequest:
             args=args,
             args_sha256=args_sha256(dict(args)),
             depends_on=tuple(depends_on),
+            call_id=call_id,
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -100,6 +107,7 @@ class GrantRequest:
             "args": dict(self.args),
             "args_sha256": self.args_sha256,
             "depends_on": list(self.depends_on),
+            "call_id": self.call_id,
         }
 
 
@@ -136,6 +144,7 @@ class ToolError:
                 args=request["args"],
                 args_sha256=request["args_sha256"],
                 depends_on=tuple(request["depends_on"]),
+                call_id=request.get("call_id"),
             ),
         )
 
@@ -177,7 +186,7 @@ class ToolResult:
 @dataclass(frozen=True, kw_only=True)
 class Grant:
     """Permission for one irreversible call: single-use, expiring, bound to the run,
-    tool, version, the arguments' hash and the claim set."""
+    the call id, tool, version, the arguments' hash and the claim set."""
 
     id: str
     run_id: str
@@ -190,6 +199,7 @@ class Grant:
     issued_at: datetime
     expires_at: datetime
     ledger_id: str
+    call_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -200,6 +210,8 @@ class ClaimStatus:
     claim_id: str
     known: bool
     labels: tuple[str, ...] = ()
+    #: The text of each proposition, as verified: what a policy rule may rely on.
+    texts: tuple[str, ...] = ()
 
     @property
     def entailed(self) -> bool:

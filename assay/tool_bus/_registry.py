@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from assay._db import write_transaction
+from assay.errors import AssayError
 from assay.tool_bus import _tables as t
 from assay.tool_bus._diff import PreCheck
 from assay.tool_bus._errors import InvalidToolSpec, RegistryConflict, ToolNotFound
@@ -98,7 +99,12 @@ class ToolRegistry:
             except IntegrityError:
                 existing = self._row(spec.name, spec.version)  # registered concurrently
         if existing is not None and existing.spec_sha256 != spec.sha256:
-            stored = ToolSpec.from_json(existing.spec_json)
+            stored = _stored_spec(existing)
+            if stored is None:
+                raise RegistryConflict(
+                    f"{spec.ref}'s stored row fails its own sha256 (it was written outside "
+                    "assay); publish a new version"
+                )
             fields = [k for k, v in spec.as_json().items() if stored.as_json()[k] != v]
             raise RegistryConflict(
                 f"{spec.ref} is already registered with a different spec "
@@ -122,7 +128,13 @@ class ToolRegistry:
         row = self._row(name, version)
         if row is None:
             raise self._not_found(name, version)
-        spec = ToolSpec.from_json(row.spec_json)
+        spec = _stored_spec(row)
+        if spec is None:
+            raise ToolNotFound(
+                f"{name}@{version}'s stored spec does not match its recorded sha256 or is not "
+                "a valid spec (the registry row was written outside assay); it is not used",
+                code="unknown_version",
+            )
         with self._lock:
             return self._specs.setdefault((name, version), spec)
 
@@ -136,14 +148,21 @@ class ToolRegistry:
                 .scalars()
                 .all()
             )
-        return sorted(found, key=semver.Version.parse)
+        return sorted((v for v in found if _is_semver(v)), key=semver.Version.parse)
 
     def list(self) -> list[ToolSpec]:
         """Every registered ``name@version``, by name, then semver."""
         with self._engine.connect() as conn:
             rows = conn.execute(sa.select(t.registry.c.name, t.registry.c.version)).all()
-        ordered = sorted(rows, key=lambda r: (r.name, semver.Version.parse(r.version)))
-        return [self.get(r.name, r.version) for r in ordered]
+        valid = [r for r in rows if _is_semver(r.version)]
+        ordered = sorted(valid, key=lambda r: (r.name, semver.Version.parse(r.version)))
+        specs: list[ToolSpec] = []
+        for r in ordered:
+            try:
+                specs.append(self.get(r.name, r.version))
+            except ToolNotFound:
+                continue  # a row that fails its hash check is not listed as a tool
+        return specs
 
     def registered_at(self, name: str, version: str) -> datetime:
         """When ``name@version`` was first registered."""
@@ -205,3 +224,19 @@ class RegistryView:
 
     def versions(self, name: str) -> list[str]:
         return self._registry.versions(name)
+
+
+def _is_semver(version: object) -> bool:
+    """Rows written outside assay may hold any text; only semver versions count."""
+    return isinstance(version, str) and semver.Version.is_valid(version)
+
+
+def _stored_spec(row: Any) -> ToolSpec | None:
+    """The spec in a registry row, or None when the row fails its own hash."""
+    try:
+        spec = ToolSpec.from_json(row.spec_json)
+    except (AssayError, ValueError, TypeError, KeyError):
+        return None
+    if spec.sha256 != row.spec_sha256 or (spec.name, spec.version) != (row.name, row.version):
+        return None
+    return spec

@@ -30,6 +30,8 @@ grants = sa.Table(
     sa.Column("issued_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("ledger_id", sa.String(32), nullable=False),
+    # The one call this grant may be used for (0004_refuse_replace).
+    sa.Column("call_id", sa.String(200), nullable=True),
 )
 
 grant_uses = sa.Table(

@@ -335,18 +335,20 @@ class LedgerVerifier:
 
     def claim_status(self, run_id: str, claim_ids: Sequence[str]) -> dict[str, ClaimStatus]:
         """Each claim's proposition labels from its latest verification in this run."""
-        latest: dict[str, tuple[str, list[str]]] = {}
+        latest: dict[str, tuple[str, list[str], list[str]]] = {}
         for entry in self._ledger.entries(run_id, kinds=["verdict"]):
             body = json.loads(entry.text)
             claim_id, digest = body["claim_id"], body["handover_sha256"]
             if claim_id not in latest or latest[claim_id][0] != digest:
-                latest[claim_id] = (digest, [])
+                latest[claim_id] = (digest, [], [])
             latest[claim_id][1].append(body["label"])
+            latest[claim_id][2].append(body["proposition"])
         return {
             cid: ClaimStatus(
                 claim_id=cid,
                 known=cid in latest,
                 labels=tuple(latest[cid][1]) if cid in latest else (),
+                texts=tuple(latest[cid][2]) if cid in latest else (),
             )
             for cid in claim_ids
         }

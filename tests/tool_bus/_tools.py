@@ -65,6 +65,8 @@ class StandInClaims:
     """A claim-status source with statuses set by the test (the verifier's stand-in)."""
 
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    #: What each claim's propositions say, as verified (what a policy rule relies on).
+    texts: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
     asked: list[tuple[str, tuple[str, ...]]] = field(
         default_factory=list[tuple[str, tuple[str, ...]]]
     )
@@ -72,7 +74,12 @@ class StandInClaims:
     def claim_status(self, run_id: str, claim_ids: Sequence[str]) -> Mapping[str, ClaimStatus]:
         self.asked.append((run_id, tuple(claim_ids)))
         return {
-            c: ClaimStatus(claim_id=c, known=c in self.labels, labels=self.labels.get(c, ()))
+            c: ClaimStatus(
+                claim_id=c,
+                known=c in self.labels,
+                labels=self.labels.get(c, ()),
+                texts=self.texts.get(c, ()),
+            )
             for c in claim_ids
         }
 

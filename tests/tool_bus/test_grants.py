@@ -12,10 +12,23 @@ from pathlib import Path
 import pytest
 
 from assay import ControlPlane, LedgerWriteRefused
-from assay.tool_bus import GrantRefused, GrantRequest, InvalidPolicy, ToolResult, UnknownGrant
+from assay.tool_bus import (
+    GrantExists,
+    GrantRefused,
+    GrantRequest,
+    InvalidPolicy,
+    ToolResult,
+    UnknownGrant,
+)
 from tests.tool_bus._tools import FLAG, FLAG_ARGS, Counter, StandInClaims
 
 CLAIMS = ("claim-1", "claim-2")
+CALL = "flag-1"
+#: What the stand-in verifier says the claims state: every value of FLAG_ARGS.
+STATED = {
+    "claim-1": ("Line 14 of invoice INV-7 is billed EUR 120.50 above its cap.",),
+    "claim-2": ("The cap applies to line 14.", "Amounts are in EUR."),
+}
 
 
 @pytest.fixture
@@ -27,16 +40,27 @@ def flags(plane: ControlPlane) -> Counter:
             "claim-1": ("entailment",),
             "claim-2": ("entailment", "entailment"),
             "claim-weak": ("entailment", "neutral"),
-        }
+        },
+        texts=dict(STATED),
     )
     return found
 
 
-def _request(plane: ControlPlane, run: str, depends_on: tuple[str, ...] = CLAIMS) -> GrantRequest:
-    result = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, depends_on=depends_on)
+def _request(
+    plane: ControlPlane, run: str, depends_on: tuple[str, ...] = CLAIMS, call_id: str = CALL
+) -> GrantRequest:
+    result = plane.bus.call(
+        run, "flag_invoice_line", FLAG_ARGS, depends_on=depends_on, call_id=call_id
+    )
     assert result.error is not None and result.error.code == "grant_required"
     assert result.error.request is not None
     return result.error.request
+
+
+def grant_request(run: str, call_id: str = CALL) -> GrantRequest:
+    return GrantRequest.for_call(
+        run, "flag_invoice_line", "1.0.0", FLAG_ARGS, CLAIMS, call_id=call_id
+    )
 
 
 def test_an_irreversible_call_needs_a_grant_for_exactly_that_call(
@@ -50,7 +74,7 @@ def test_an_irreversible_call_needs_a_grant_for_exactly_that_call(
     assert grant.via == "human" and grant.args_sha256 == request.args_sha256
     assert plane.ledger.get(grant.ledger_id).kind == "grant"
     assert plane.grants.get(grant.id) == grant
-    done = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id)
+    done = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id=CALL)
     assert done.ok and done.output == {"flag_id": "F-INV-7-14"} and len(flags.calls) == 1
     call = next(
         e
@@ -63,17 +87,20 @@ def test_an_irreversible_call_needs_a_grant_for_exactly_that_call(
 def test_a_grant_is_single_use(plane: ControlPlane, flags: Counter) -> None:
     run = plane.ledger.start_run()
     grant = plane.grants.issue(run, _request(plane, run), approver="alice")
-    assert plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id).ok
-    again = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id)
-    assert again.error is not None and again.error.code == "grant_invalid"
-    assert "already used" in again.error.message and len(flags.calls) == 1
+    first = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id=CALL)
+    assert first.ok
+    other = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id="f2")
+    assert other.error is not None and other.error.code == "grant_invalid"
+    assert "issued for call 'flag-1'" in other.error.message
+    replay = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id=CALL)
+    assert replay == first and len(flags.calls) == 1
 
 
 def test_a_replayed_step_with_its_grant_returns_the_first_result(
     plane: ControlPlane, flags: Counter
 ) -> None:
     run = plane.ledger.start_run()
-    grant = plane.grants.issue(run, _request(plane, run), approver="alice")
+    grant = plane.grants.issue(run, _request(plane, run, call_id="s1"), approver="alice")
     first = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id="s1")
     replay = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id="s1")
     assert first == replay and first.ok and len(flags.calls) == 1
@@ -94,7 +121,9 @@ def test_a_grant_for_something_else_is_invalid(
         claims = ("claim-1",)
     else:
         grant_id = "grant_" + "0" * 32
-    result = plane.bus.call(target, "flag_invoice_line", args, grant_id=grant_id, depends_on=claims)
+    result = plane.bus.call(
+        target, "flag_invoice_line", args, grant_id=grant_id, depends_on=claims, call_id=CALL
+    )
     assert result.error is not None and result.error.code == "grant_invalid"
     expected = {
         "args": "other arguments",
@@ -109,7 +138,7 @@ def test_an_expired_grant_is_invalid(plane: ControlPlane, flags: Counter) -> Non
     run = plane.ledger.start_run()
     grant = plane.grants.issue(run, _request(plane, run), approver="alice", ttl_s=0.05)
     time.sleep(0.1)
-    result = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id)
+    result = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id=CALL)
     assert result.error is not None and result.error.code == "grant_invalid"
     assert "expired" in result.error.message and flags.calls == []
 
@@ -122,7 +151,7 @@ def test_a_grant_whose_claims_lost_entailment_is_invalid(
     source = plane.grants.claim_status_source
     assert isinstance(source, StandInClaims)
     source.labels["claim-2"] = ("entailment", "contradiction")
-    result = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id)
+    result = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id=CALL)
     assert result.error is not None and "no longer all entailed" in result.error.message
 
 
@@ -130,7 +159,7 @@ def test_concurrent_uses_of_one_grant_run_the_handler_once(
     plane: ControlPlane, flags: Counter
 ) -> None:
     run = plane.ledger.start_run()
-    grant = plane.grants.issue(run, _request(plane, run), approver="alice")
+    grant = plane.grants.issue(run, _request(plane, run, call_id="c0"), approver="alice")
     results: list[ToolResult] = []
     barrier = threading.Barrier(4)
 
@@ -151,17 +180,30 @@ def test_concurrent_uses_of_one_grant_run_the_handler_once(
 
 
 def test_a_grant_used_by_another_control_plane_is_refused(db_url: str) -> None:
-    claims = StandInClaims(labels={"claim-1": ("entailment",), "claim-2": ("entailment",)})
+    claims = StandInClaims(
+        labels={"claim-1": ("entailment",), "claim-2": ("entailment",)}, texts=dict(STATED)
+    )
     with ControlPlane.open(db_url) as first:
         first.registry.register(FLAG, Counter().flag)
         first.grants.claim_status_source = claims
         run = first.ledger.start_run()
         grant = first.grants.issue(run, _request(first, run), approver="alice")
-        assert first.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id).ok
+        done = first.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id=CALL)
+        assert done.ok
     with ControlPlane.open(db_url) as second:
-        second.registry.register(FLAG, Counter().flag)
-        again = second.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id)
-        assert again.error is not None and "already used" in again.error.message
+        flags = Counter()
+        second.registry.register(FLAG, flags.flag)
+        second.grants.claim_status_source = claims
+        replay = second.bus.call(
+            run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id=CALL
+        )
+        other = second.bus.call(
+            run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id="f2"
+        )
+        assert replay == done and flags.calls == []
+        assert other.error is not None and other.error.code == "grant_invalid"
+        with pytest.raises(GrantExists, match="already ran under grant"):
+            second.grants.issue(run, replace(grant_request(run), call_id=CALL), approver="bob")
 
 
 def test_issuing_requires_entailed_supporting_claims(plane: ControlPlane, flags: Counter) -> None:
@@ -200,7 +242,7 @@ def test_grant_rows_cannot_be_changed(plane: ControlPlane, flags: Counter) -> No
 
     run = plane.ledger.start_run()
     grant = plane.grants.issue(run, _request(plane, run), approver="alice")
-    plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id)
+    plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, grant_id=grant.id, call_id=CALL)
     for statement in (
         "UPDATE tool_grants SET expires_at = issued_at",
         "DELETE FROM tool_grant_uses",
@@ -254,11 +296,13 @@ def test_policy_evaluation_is_explicit_too(
     )
     plane.grants.load_policy(path)
     run = plane.ledger.start_run()
-    request = GrantRequest.for_call(run, "flag_invoice_line", "1.0.0", FLAG_ARGS, CLAIMS)
+    request = GrantRequest.for_call(
+        run, "flag_invoice_line", "1.0.0", FLAG_ARGS, CLAIMS, call_id=CALL
+    )
     grant = plane.grants.evaluate_policy(run, request)
-    assert grant is not None and grant.via == "policy:exact"
+    assert grant is not None and grant.via == "policy:exact" and grant.call_id == CALL
     other = GrantRequest.for_call(
-        run, "flag_invoice_line", "1.0.0", {**FLAG_ARGS, "invoice": "INV-8"}, CLAIMS
+        run, "flag_invoice_line", "1.0.0", {**FLAG_ARGS, "invoice": "INV-8"}, CLAIMS, call_id="f2"
     )
     assert plane.grants.evaluate_policy(run, other) is None
 

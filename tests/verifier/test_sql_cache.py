@@ -20,3 +20,14 @@ def test_sql_cache_round_trip(db_url: str) -> None:
         assert cache.get(cache_key("other@abc", "the premise", "the claim")) is None
     finally:
         engine.dispose()
+
+
+def test_the_database_cache_can_be_turned_off(db_url: str) -> None:
+    """Where writers of the database are not trusted, no score is read from it."""
+    from assay import ControlPlane
+    from assay.verifier import LexicalNLI
+
+    with ControlPlane.open(db_url, nli=LexicalNLI(), verifier_cache=False) as cp:
+        assert cp.verifier.cache is None
+    with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
+        assert isinstance(cp.verifier.cache, SqlEntailmentCache)
