@@ -13,7 +13,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from assay.gate import _checks
+from assay.errors import InvalidHandover
+from assay.gate import _checks, _lookalikes
+from assay.gate._arguments import argument_value_errors
 from assay.gate._models import HANDOVER_SCHEMA_VERSION, Handover
 from assay.gate._records import GateCheck, GateDecision, GateError, ReplyReport
 from assay.gate._reply import Conversation, reply_report
@@ -23,6 +25,9 @@ from assay.tool_bus import ToolNotFound, ToolSpec, argument_errors
 GATE_SOURCE = "assay.gate"
 _UNKNOWN_AGENT = "unknown-agent"
 _MAX_RAW_REPR = 20_000
+#: A decision records at most this many errors (the rest are counted), so that a
+#: hand-over citing one bad id 200,000 times cannot produce a 30 MB record.
+_MAX_RECORDED_ERRORS = 500
 
 
 class ToolLookup(Protocol):
@@ -57,6 +62,7 @@ class Gate:
             _checks.check_dependencies,
             self._check_actions,
             _checks.check_identifiers,
+            _lookalikes.check_characters,
         ]
         self._checks.extend(extra_checks)
 
@@ -78,7 +84,13 @@ class Gate:
         exception.
         """
         self._ledger.run(run_id)
-        model, errors = _checks.parse(handover)
+        try:
+            model, errors = _checks.parse(handover)
+        except InvalidHandover as exc:
+            # Too deep or too large to check or to store: refused, and recorded as a
+            # bounded note of what was refused instead of the value itself.
+            model, errors = None, [GateError(code="schema_violation", path="$", message=str(exc))]
+            handover = {"refused_before_parsing": str(exc)}
         if model is not None:
             errors = self.errors(run_id, model, require_no_open_questions=require_no_open_questions)
         received = self._record_handover(run_id, model, handover)
@@ -148,7 +160,8 @@ class Gate:
                 hint = f" (did you mean {', '.join(exc.suggestions)}?)" if exc.suggestions else ""
                 errors.append(GateError(code=exc.code, path=where, message=f"{exc}{hint}"))
                 continue
-            for detail in argument_errors(spec, intent.args):
+            invalid = argument_errors(spec, intent.args)
+            for detail in invalid:
                 errors.append(
                     GateError(
                         code="invalid_action_args",
@@ -156,6 +169,8 @@ class Gate:
                         message=f"{intent.tool}@{spec.version}: {detail.message}",
                     )
                 )
+            if not invalid:
+                errors += argument_value_errors(handover, i, spec.input_schema, entries)
         return errors
 
     # --- recording --------------------------------------------------------------------
@@ -175,12 +190,12 @@ class Gate:
         )
 
     def _record_decision(self, run_id: str, decision: GateDecision) -> LedgerEntry:
+        kept = decision.errors[:_MAX_RECORDED_ERRORS]
         body = {
             "accepted": decision.accepted,
             "handover_id": decision.handover_entry_id,
-            "errors": [
-                {"code": e.code, "path": e.path, "message": e.message} for e in decision.errors
-            ],
+            "errors": [{"code": e.code, "path": e.path, "message": e.message} for e in kept],
+            "errors_not_recorded": len(decision.errors) - len(kept),
         }
         meta = {
             "handover_id": decision.handover_entry_id,

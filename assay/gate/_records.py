@@ -25,11 +25,13 @@ GATE_ERROR_CODES: frozenset[str] = frozenset(
         "unknown_tool",
         "unknown_version",
         "invalid_action_args",
+        "ungrounded_argument",
         "dangling_dependency",
         "dependency_cycle",
         "failed_without_errors",
         "unresolved_open_question",
         "unverified_identifier",
+        "suspicious_characters",
         "provenance_mismatch",
     }
 )

@@ -1,5 +1,6 @@
 """Fencing LangGraph graphs: the control plane's nodes, ``fence()`` and results."""
 
+from assay.graph._decision import IntentDecision, InvalidDecision, parse_decision
 from assay.graph._fence import build_result, compose_answer, fence
 from assay.graph._nodes import (
     abstain_node,
@@ -15,6 +16,8 @@ from assay.graph._state import FenceState
 __all__ = [
     "ActionRecord",
     "FenceState",
+    "IntentDecision",
+    "InvalidDecision",
     "PendingGrant",
     "RunResult",
     "RunStatus",
@@ -25,6 +28,7 @@ __all__ = [
     "fence",
     "gate_node",
     "grant_node",
+    "parse_decision",
     "policy_node",
     "verify_node",
 ]

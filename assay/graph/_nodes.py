@@ -12,6 +12,7 @@ and the intent so that a replayed step never repeats a side effect.
 # pyright: reportTypedDictNotRequiredAccess=false
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Protocol
@@ -20,9 +21,10 @@ from langgraph.types import interrupt
 
 from assay.errors import AssayError
 from assay.gate import ActionIntent, Handover
+from assay.graph._decision import IntentDecision, InvalidDecision, parse_decision
 from assay.graph._state import FenceState
-from assay.ledger import canonical_json
-from assay.tool_bus import GrantRequest, ToolNotFound
+from assay.ledger import canonical_json, sha256_hex
+from assay.tool_bus import GrantExists, GrantRequest, ToolNotFound, ToolResult
 from assay.verifier._unsupported import Unsupported
 
 if TYPE_CHECKING:
@@ -118,22 +120,46 @@ def grant_node(control_plane: ControlPlane) -> Node:
     """Pause with ``interrupt()`` until a reviewer approves or denies the pending calls.
 
     Resume with ``Command(resume={"approve": bool, "approver": name, "reason": ...})``
-    for all pending calls, or ``{"decisions": {intent_id: {...}}}`` for each one.
+    for all pending calls, or ``{"decisions": {intent_id: {...}}}`` for each one. Any
+    other value grants and denies nothing: the node pauses again with the same
+    payload plus ``refused`` (why the value is not a decision), records the refusal
+    in the ledger (kind ``error``, code ``invalid_decision``), and waits for a
+    decision. (LangGraph keeps every resume value of a node, so raising instead
+    would leave the run stuck on the bad one.)
     """
 
     def grant(state: FenceState) -> dict[str, Any]:
         pending = state.get("pending", [])
         if not pending:
             return {}
-        decision = interrupt({"run_id": state["run_id"], "pending": pending})
+        run_id = state["run_id"]
+        payload: dict[str, Any] = {"run_id": run_id, "pending": pending}
+        ids = [item["intent_id"] for item in pending]
+        pause = _pause_key(pending)
+        refused = _refused_resumes(control_plane, run_id, pause)
+        index, value = 0, interrupt(payload)
+        while True:
+            try:
+                if index in refused:
+                    # Refused when it arrived. A replay may see it changed by the
+                    # checkpoint's serialiser (a lone surrogate becomes "?"), so the
+                    # ledger's word stands, not a second reading.
+                    raise InvalidDecision(refused[index])
+                decisions = parse_decision(value, ids)
+                break
+            except InvalidDecision as exc:
+                if index not in refused:
+                    _record_refused_decision(control_plane, run_id, pause, index, str(exc))
+                refusal = {"code": "invalid_decision", "message": str(exc)}
+                index, value = index + 1, interrupt({**payload, "refused": refusal})
         granted = dict(state.get("granted", {}))
         denied = dict(state.get("denied", {}))
         for item in pending:
-            verdict = _decision_for(decision, item["intent_id"])
-            if verdict.get("approve") is True:
-                granted[item["intent_id"]] = _issue(control_plane, state["run_id"], item, verdict)
+            decision = decisions[item["intent_id"]]
+            if decision.approve:
+                granted[item["intent_id"]] = _issue(control_plane, state["run_id"], item, decision)
             else:
-                denied[item["intent_id"]] = _deny(control_plane, state["run_id"], item, verdict)
+                denied[item["intent_id"]] = _deny(control_plane, state["run_id"], item, decision)
         return {"granted": granted, "denied": denied, "pending": []}
 
     return grant
@@ -174,7 +200,12 @@ def _irreversible(
                 (
                     intent,
                     GrantRequest.for_call(
-                        run_id, spec.name, spec.version, intent.args, intent.depends_on
+                        run_id,
+                        spec.name,
+                        spec.version,
+                        intent.args,
+                        intent.depends_on,
+                        call_id=intent_call_id(run_id, intent.id),
                     ),
                 )
             )
@@ -223,37 +254,83 @@ def _pending_payload(
         "args": dict(request.args),
         "args_sha256": request.args_sha256,
         "depends_on": list(request.depends_on),
+        "call_id": request.call_id,
         "claims": described,
         "sources": spans,
     }
 
 
-def _decision_for(decision: Any, intent_id: str) -> Mapping[str, Any]:
-    if isinstance(decision, Mapping) and isinstance(decision.get("decisions"), Mapping):
-        per_intent = decision["decisions"].get(intent_id)  # type: ignore[union-attr]
-        return per_intent if isinstance(per_intent, Mapping) else {}
-    return decision if isinstance(decision, Mapping) else {}
+def _pause_key(pending: list[dict[str, Any]]) -> str:
+    """Names one pause: the pending calls it asks about."""
+    calls = [(p["intent_id"], p["args_sha256"]) for p in pending]
+    return sha256_hex(canonical_json(calls))[:16]
+
+
+def _refused_resumes(control_plane: ControlPlane, run_id: str, pause: str) -> dict[int, str]:
+    """Which resume values of this pause were refused, by their index, and why."""
+    refused: dict[int, str] = {}
+    for entry in control_plane.ledger.entries(run_id, kinds=["error"]):
+        meta = entry.metadata
+        if meta.get("code") == "invalid_decision" and meta.get("pause") == pause:
+            refused[int(meta["resume_index"])] = str(meta.get("message", "not a decision"))
+    return refused
+
+
+def _record_refused_decision(
+    control_plane: ControlPlane, run_id: str, pause: str, index: int, message: str
+) -> None:
+    """The audit trail of a resume value that was not a decision, and what later
+    replays of the node go by."""
+    control_plane.ledger.append(
+        run_id,
+        kind="error",
+        source="assay.grant",
+        content=canonical_json({"code": "invalid_decision", "message": message}).decode(),
+        metadata={
+            "code": "invalid_decision",
+            "pause": pause,
+            "resume_index": index,
+            "message": message[:500],
+        },
+    )
+
+
+def intent_call_id(run_id: str, intent_id: str) -> str:
+    """The bus call id of an intent's call: derived from the run and the intent, so a
+    replayed step finds the first result. The ``intent:`` prefix is the fence's own;
+    call ids that come from a model (LangChain tool calls) never carry it."""
+    return f"intent:{run_id}/{intent_id}"
 
 
 def _request(run_id: str, item: Mapping[str, Any]) -> GrantRequest:
     return GrantRequest.for_call(
-        run_id, item["tool"], item["version"], item["args"], item["depends_on"]
+        run_id,
+        item["tool"],
+        item["version"],
+        item["args"],
+        item["depends_on"],
+        call_id=item.get("call_id") or intent_call_id(run_id, item["intent_id"]),
     )
 
 
 def _issue(
-    control_plane: ControlPlane, run_id: str, item: Mapping[str, Any], verdict: Mapping[str, Any]
+    control_plane: ControlPlane, run_id: str, item: Mapping[str, Any], decision: IntentDecision
 ) -> dict[str, Any]:
-    approver = str(verdict.get("approver") or "")
+    """A grant for the reviewer's approval; when the call already has one (another
+    process resumed the same run first), that one stands and is reported."""
     try:
-        grant = control_plane.grants.issue(run_id, _request(run_id, item), approver=approver)
+        grant = control_plane.grants.issue(
+            run_id, _request(run_id, item), approver=decision.approver
+        )
+    except GrantExists as exc:
+        grant = exc.grant
     except AssayError as exc:
-        return {"grant_id": None, "approver": approver, "refused": str(exc)}
+        return {"grant_id": None, "approver": decision.approver, "refused": str(exc)}
     return {"grant_id": grant.id, "approver": grant.approver, "via": grant.via}
 
 
 def _deny(
-    control_plane: ControlPlane, run_id: str, item: Mapping[str, Any], verdict: Mapping[str, Any]
+    control_plane: ControlPlane, run_id: str, item: Mapping[str, Any], decision: IntentDecision
 ) -> dict[str, Any]:
     record = {
         "decision": "denied",
@@ -261,13 +338,13 @@ def _deny(
         "tool": item["tool"],
         "version": item["version"],
         "args_sha256": item["args_sha256"],
-        "approver": str(verdict.get("approver") or "unknown"),
-        "reason": str(verdict.get("reason") or "denied by the reviewer"),
+        "approver": decision.approver,
+        "reason": decision.reason or "denied by the reviewer",
     }
     entry = control_plane.ledger.append(
         run_id,
         kind="grant",
-        source=f"reviewer:{record['approver']}",
+        source=f"reviewer:{decision.approver}",
         content=canonical_json(record).decode(),
         metadata={"decision": "denied"},
     )
@@ -294,15 +371,16 @@ def _act_one(
     granted = state.get("granted", {}).get(intent.id, {})
     if granted.get("refused"):
         return {**base, "status": "not_run", "reason": granted["refused"]}
-    result = control_plane.bus.call(
-        state["run_id"],
-        intent.tool,
-        intent.args,
-        version=intent.version,
-        grant_id=granted.get("grant_id"),
-        call_id=f"{state['run_id']}/{intent.id}",
-        depends_on=intent.depends_on,
-    )
+    call_id = intent_call_id(state["run_id"], intent.id)
+    legacy = f"{state['run_id']}/{intent.id}"  # the form before the "intent:" prefix
+    if control_plane.bus.call_started(state["run_id"], legacy):
+        call_id = legacy  # a run paused across an upgrade replays under its first id
+    result = _call_and_wait(control_plane, state["run_id"], intent, granted, call_id)
+    # Name the grant the call actually ran under: when two processes resumed the
+    # same run, the one that lost the race holds another decision than the one used.
+    used = control_plane.grants.used_for(state["run_id"], call_id)
+    if used is not None:
+        granted = {"grant_id": used.id, "approver": used.approver, "via": used.via}
     if result.ok:
         return {
             **base,
@@ -319,4 +397,42 @@ def _act_one(
         "ledger_id": result.ledger_id,
         "error": error,
         "grant_id": granted.get("grant_id"),
+        "approver": granted.get("approver"),
     }
+
+
+_POLL_S = 0.2
+
+
+def _call_and_wait(
+    control_plane: ControlPlane,
+    run_id: str,
+    intent: ActionIntent,
+    granted: Mapping[str, Any],
+    call_id: str,
+) -> ToolResult:
+    """The intent's call through the bus. When another process is running the same
+    call (two processes resumed one run), wait for its result, up to the bus's
+    handler timeout and a margin, rather than report a call that is under way."""
+
+    def once() -> ToolResult:
+        return control_plane.bus.call(
+            run_id,
+            intent.tool,
+            intent.args,
+            version=intent.version,
+            grant_id=granted.get("grant_id"),
+            call_id=call_id,
+            depends_on=intent.depends_on,
+        )
+
+    result = once()
+    deadline = time.monotonic() + (control_plane.bus.timeout_s or 30.0) + 5.0
+    while (
+        result.error is not None
+        and result.error.code == "call_in_progress"
+        and time.monotonic() < deadline
+    ):
+        time.sleep(_POLL_S)
+        result = once()
+    return result

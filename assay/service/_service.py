@@ -17,6 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
 from assay.errors import RunError, UsageError
+from assay.graph._decision import parse_decision
 from assay.graph._fence import build_result
 from assay.graph._result import RunResult
 from assay.graph.reference import load_documents
@@ -88,14 +89,22 @@ def run(
 def resume(cp: ControlPlane, thread_id: str, decision: Mapping[str, Any]) -> RunResult:
     """Continue a paused run with a reviewer's decision; a finished run is returned
     as it ended, and nothing runs twice."""
-    _check_decision(decision)
+    parse_decision(decision, None)
     graph = cp.reference.graph()
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     snapshot = graph.get_state(config)
     if not snapshot.values:
         raise UnknownThread(f"no run on thread {thread_id!r}")
     if snapshot.next:
-        graph.invoke(Command(resume=dict(decision)), config)
+        pending = [item["intent_id"] for item in snapshot.values.get("pending") or []]
+        parse_decision(decision, pending)  # refuse a malformed decision before resuming
+        values: Any = graph.invoke(Command(resume=dict(decision)), config)
+        # This invocation's own outcome: the thread's latest checkpoint may be another
+        # process's, when two resumed the same run at once.
+        if isinstance(values.get("result"), RunResult):
+            return values["result"]
+        if values.get("__interrupt__"):
+            return build_result(values)
     return _result(graph, config)
 
 
@@ -117,16 +126,3 @@ def _check_agents(agents: str, inject: str | None) -> None:
         raise UsageError("inject= makes the rule-based agents hallucinate; it needs agents='rules'")
     if agents == "llm" and not os.environ.get("ASSAY_MODEL"):
         raise UsageError("agents='llm' needs ASSAY_MODEL=provider:model, e.g. openai:gpt-4o-mini")
-
-
-def _check_decision(decision: Mapping[str, Any]) -> None:
-    if not isinstance(decision, Mapping):
-        raise UsageError("a decision is a mapping: {'approve': bool, 'approver': name}")
-    per_intent = decision.get("decisions")
-    items = per_intent.values() if isinstance(per_intent, Mapping) else [decision]
-    for item in items:
-        if not isinstance(item, Mapping) or not isinstance(item.get("approve"), bool):
-            raise UsageError("each decision needs 'approve': true or false")
-        approver = item.get("approver")
-        if not isinstance(approver, str) or not approver.strip():
-            raise UsageError("each decision needs a non-empty 'approver' naming the reviewer")

@@ -11,7 +11,10 @@ from assay import ControlPlane
 from assay.tool_bus import ToolSpec
 
 CRM = '{"invoice": "INV-4421", "customer": "CUST-7781", "total": "EUR 500", "line": 14}'
-CONTRACT = "The agreement caps consulting fees at EUR 380 per day. Travel is billed at cost."
+CONTRACT = (
+    "The agreement caps consulting fees at EUR 380 per day. Travel is billed at cost. "
+    "Invoice INV-4421 line 14 exceeds the cap by EUR 120.00."
+)
 GIT = "commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nAuthor: Dana\n\n    Fix rounding"
 USER = "My customer id is CUST-7781; please check invoice INV-4421."
 

@@ -133,6 +133,14 @@ def _invented_arg(h: dict[str, Any], w: World) -> None:
     _intent(h)["args"]["invoice"] = "INV-9999"
 
 
+def _invented_amount(h: dict[str, Any], w: World) -> None:
+    _intent(h)["args"]["amount_over_cap"] = 400.0
+
+
+def _hidden_joiner(h: dict[str, Any], w: World) -> None:
+    _prop(h)["text"] = "The CRM lookup returned invoice INV\u200d-4421 for CUST-7781."
+
+
 def _borrowed(h: dict[str, Any], w: World) -> None:
     _prop(h)["ledger_ids"] = [w.user]
 
@@ -154,12 +162,14 @@ CASES = [
     Case("unknown_tool", _unknown_tool),
     Case("unknown_version", _unknown_version, _known_version),
     Case("invalid_action_args", _missing_arg),
+    Case("ungrounded_argument", _invented_amount),
     Case("dangling_dependency", _dangling, _chain),
     Case("dependency_cycle", _cycle, _chain),
     Case("failed_without_errors", _failed_silently, _failed_with_errors),
     Case("unresolved_open_question", _open_question, _forwarded_question, strict_questions=True),
     Case("unverified_identifier", _invented_invoice),
     Case("unverified_identifier", _invented_arg),
+    Case("suspicious_characters", _hidden_joiner),
     Case("provenance_mismatch", _borrowed, _user_said),
 ]
 

@@ -117,6 +117,7 @@ CAUGHT_BY = {
     "narrative": "reworded_unsupported",
     "mirror_drift": "reworded_unsupported",
     "authority_laundering": "uncitable_entry",
+    "invented_argument": "ungrounded_argument",
 }
 
 

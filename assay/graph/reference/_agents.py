@@ -218,7 +218,7 @@ def analyse(cp: ControlPlane, run_id: str, findings: Findings, dropped: dict[str
                 ActionIntent(
                     id=f"flag{number}",
                     tool="flag_invoice_line",
-                    version="1.0.0",
+                    version="1.1.0",
                     requires_grant=True,
                     depends_on=[
                         "invoice",

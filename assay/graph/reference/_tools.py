@@ -210,7 +210,7 @@ OVERAGE = ToolSpec(
 )
 FLAG = ToolSpec(
     name="flag_invoice_line",
-    version="1.0.0",
+    version="1.1.0",
     side_effect="irreversible",
     description="Flag an invoice line to the billing partner as billed above its cap.",
     input_schema={
@@ -220,7 +220,9 @@ FLAG = ToolSpec(
         "properties": {
             "invoice": {"type": "string", "pattern": "^INV-[0-9]+$"},
             "line": {"type": "integer", "minimum": 1},
-            "amount_over_cap": {"type": "number", "exclusiveMinimum": 0},
+            # In euros: the gate accepts the figure only where a claim the flag
+            # rests on (or its evidence) writes it as an amount in EUR.
+            "amount_over_cap": {"type": "number", "exclusiveMinimum": 0, "x-assay-unit": "EUR"},
             "reason": {"type": "string", "minLength": 1, "maxLength": 500},
         },
     },

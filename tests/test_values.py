@@ -1,0 +1,92 @@
+"""Whether an action's numbers and booleans are established by text: the honest
+paraphrases that must pass and the invented or mis-united values that must not."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from assay._values import mentions, ungrounded_values
+
+LINE = "Line 3: Partner review, 2.0 h at EUR 610/h, EUR 1,220."
+
+
+def _schema(**props: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": props}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("EUR 875.00", [({"875.00"}, "EUR")]),
+        ("€1.917,50", [({"1917.50"}, "EUR")]),
+        ("1,200 units", [({"1200", "1.200"}, "units")]),
+        ("99.9%", [({"99.9"}, "%")]),
+        ("EUR 295 per hour", [({"295"}, "EUR/h")]),
+        ("at EUR 610/h", [({"610"}, "EUR/h")]),
+        ("refund of -5", [({"-5"}, None)]),
+        ("INV-4421 and W-12", []),
+        ("1\u202f000 kg", [({"1000"}, None)]),
+        ("\uff11\uff12\uff10 units", [({"120"}, "units")]),
+    ],
+)
+def test_numbers_are_read_with_their_units(text: str, expected: list[Any]) -> None:
+    found = [({str(v) for v in m.values}, m.unit) for m in mentions(text)]
+    assert found == expected
+
+
+HONEST = [
+    ({"amount": 875.0}, {"amount": {"x-assay-unit": "EUR"}}, "exceeds the cap by EUR 875.00"),
+    ({"amount": 1220}, {"amount": {"x-assay-unit": "EUR"}}, LINE),
+    ({"hours": 2}, {"hours": {"x-assay-unit": "hours"}}, LINE),
+    ({"rate": 610}, {"rate": {"x-assay-unit": "EUR/h"}}, LINE),
+    ({"line": 3}, {}, LINE),
+    ({"units": 120}, {"units": {"x-assay-unit": "units"}}, "W-12 holds 120 units of BT-105."),
+    ({"share": 0.5}, {}, '{"share": 0.5, "ok": true}'),
+    ({"ok": True}, {}, '{"share": 0.5, "ok": true}'),
+    ({"urgent": True}, {"urgent": {"x-assay-grounding": "choice"}}, "nothing about it"),
+    ({"n": 12}, {"n": {"x-assay-unit": "widget"}}, "we hold 12 widgets"),
+    ({"items": [{"qty": 2}]}, {}, "two lines, qty 2 each"),
+]
+INVENTED = [
+    ({"amount": 400}, {"amount": {"x-assay-unit": "EUR"}}, "exceeds the cap by EUR 875.00"),
+    ({"amount": 610}, {"amount": {"x-assay-unit": "EUR"}}, LINE),  # a rate, not an amount
+    ({"amount": 42.5}, {"amount": {"x-assay-unit": "USD"}}, "charged $42.50"),
+    ({"hours": 20}, {"hours": {"x-assay-unit": "h"}}, LINE),
+    ({"ok": False}, {}, '{"share": 0.5, "ok": true}'),
+    ({"notify": True}, {}, "nothing about it"),
+    ({"n": 4421}, {}, "invoice INV-4421"),
+    ({"n": float("inf")}, {}, "inf"),
+    ({"items": [{"qty": 3}]}, {}, "two lines, qty 2 each"),
+]
+
+
+@pytest.mark.parametrize(("args", "props", "text"), HONEST)
+def test_honest_values_are_established(
+    args: dict[str, Any], props: dict[str, Any], text: str
+) -> None:
+    assert ungrounded_values(args, _schema(**props), [text]) == []
+
+
+@pytest.mark.parametrize(("args", "props", "text"), INVENTED)
+def test_invented_values_are_not(args: dict[str, Any], props: dict[str, Any], text: str) -> None:
+    problems = ungrounded_values(args, _schema(**props), [text])
+    assert len(problems) == 1 and problems[0][0].startswith("/")
+
+
+def test_only_limits_the_check_to_named_arguments() -> None:
+    args = {"a": 1, "b": 2}
+    assert ungrounded_values(args, None, ["a is 1"], only=["/a"]) == []
+    assert [p for p, _ in ungrounded_values(args, None, ["a is 1"])] == ["/b"]
+
+
+def test_deep_and_large_values_are_walked_without_recursion() -> None:
+    value: Any = 7
+    for _ in range(50_000):
+        value = [value]
+    assert [p.count("/") for p, _ in ungrounded_values({"x": value}, None, ["6"])] == [50_001]
+    text = "1,111 " * 200_000  # a million characters of numbers, read in one pass
+    found = mentions(text)
+    assert len(found) == 200_000 and all(m.values == {Decimal("1.111"), Decimal(1111)} for m in found)
