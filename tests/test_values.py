@@ -89,4 +89,5 @@ def test_deep_and_large_values_are_walked_without_recursion() -> None:
     assert [p.count("/") for p, _ in ungrounded_values({"x": value}, None, ["6"])] == [50_001]
     text = "1,111 " * 200_000  # a million characters of numbers, read in one pass
     found = mentions(text)
-    assert len(found) == 200_000 and all(m.values == {Decimal("1.111"), Decimal(1111)} for m in found)
+    assert len(found) == 200_000
+    assert all(m.values == {Decimal("1.111"), Decimal(1111)} for m in found)

@@ -25,9 +25,9 @@ def main(action: str, url: str, thread_id: str, approver: str = "alice") -> None
             result = cp.resume(thread_id, {"approve": True, "approver": approver})
             names = [(a.status, a.approver) for a in result.actions]
             print(f"{result.status} {names}", flush=True)
-            for action in result.actions:
-                if action.error is not None:
-                    print(f"error {action.error}", file=sys.stderr, flush=True)
+            for record in result.actions:
+                if record.error is not None:
+                    print(f"error {record.error}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
