@@ -325,3 +325,35 @@ def test_control_plane_open_takes_a_policy(db_url: str, tmp_path: Path) -> None:
     path.write_text(json.dumps(POLICY))
     with ControlPlane.open(db_url, policy=path) as cp:
         assert [r.name for r in cp.grants.policy.rules] == ["small-flags"]
+
+
+def test_a_policy_approves_only_values_the_verified_claims_state(
+    plane: ControlPlane, flags: Counter
+) -> None:
+    """Within the rule's bounds, claims entailed, but the figure (or the tested string)
+    is not written in them: the call waits for a person."""
+    plane.grants.load_policy(POLICY)
+    source = plane.grants.claim_status_source
+    assert isinstance(source, StandInClaims)
+    run = plane.ledger.start_run()
+    invented = plane.bus.call(
+        run, "flag_invoice_line", {**FLAG_ARGS, "amount_over_cap": 99.5}, depends_on=CLAIMS
+    )
+    source.texts = {"claim-1": ("Line 14 of invoice INV-7 is billed 120.50 above its cap.",)}
+    no_currency = plane.bus.call(run, "flag_invoice_line", FLAG_ARGS, depends_on=("claim-1",))
+    for refused in (invented, no_currency):
+        assert refused.error is not None and refused.error.code == "grant_required"
+    assert flags.calls == [] and plane.ledger.entries(run, kinds=["grant"]) == []
+    request = GrantRequest.for_call(
+        run,
+        "flag_invoice_line",
+        "1.0.0",
+        {**FLAG_ARGS, "amount_over_cap": 99.5},
+        CLAIMS,
+        call_id="x",
+    )
+    problems = plane.grants.policy_problems(run, request, plane.grants.policy.rules[0])
+    assert problems == [
+        "/amount_over_cap: 99.5 occurs in none of its claims or evidence",
+        "currency: 'EUR' is not stated by the verified claims",
+    ]
