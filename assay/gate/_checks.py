@@ -17,7 +17,8 @@ from pydantic import JsonValue, ValidationError
 
 from assay._limits import MAX_AGENT_CHARS, MAX_HANDOVER_BYTES, MAX_JSON_DEPTH, json_depth_ok
 from assay.errors import InvalidHandover
-from assay.gate._identifiers import extract_identifiers, identifier_in_evidence
+from assay.gate._identifiers import evidence as prepared
+from assay.gate._identifiers import extract_identifiers, found_in
 from assay.gate._models import Handover, Proposition
 from assay.gate._records import GateError
 from assay.ledger import EVIDENCE_KINDS, LedgerEntry
@@ -371,14 +372,16 @@ def _proposition_provenance(
 def _text_provenance(
     texts: list[tuple[Where, str]], evidence: list[LedgerEntry], *, tool_origin: bool
 ) -> list[GateError]:
-    tool_texts = [e.text for e in evidence if e.kind != "human_fact"]
-    user_texts = [e.text for e in evidence if e.kind == "human_fact"]
+    # Each evidence text prepared once (its matching form and what is derived from
+    # it), not once per identifier: the preparation hashes the whole text.
+    tool_texts = [prepared(e.text) for e in evidence if e.kind != "human_fact"]
+    user_texts = [prepared(e.text) for e in evidence if e.kind == "human_fact"]
     errors: list[GateError] = []
     for where, text in texts:
         for ident in extract_identifiers(text):
-            if any(identifier_in_evidence(ident, t) for t in tool_texts):
+            if any(found_in(ident, *t) for t in tool_texts):
                 continue
-            if any(identifier_in_evidence(ident, t) for t in user_texts):
+            if any(found_in(ident, *t) for t in user_texts):
                 if tool_origin:
                     errors.append(
                         GateError(
