@@ -11,7 +11,7 @@ anything is answered or done.
 
 from __future__ import annotations
 
-import traceback
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -31,7 +31,11 @@ from assay.graph._nodes import (
 )
 from assay.graph._result import ActionRecord, PendingGrant, RunResult, RunStatus
 from assay.graph._state import FenceState
+from assay.ledger import canonical_json
+from assay.tool_bus import describe_exception
 from assay.verifier._unsupported import Unsupported
+
+_log = logging.getLogger("assay.fence")
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -93,7 +97,7 @@ def fence(
     """
     builder = StateGraph(FenceState)
     builder.add_node("begin", _begin(control_plane))
-    builder.add_node("agent", _agent(agent))
+    builder.add_node("agent", _agent(agent, control_plane))
     builder.add_node(
         "gate", gate_node(control_plane, require_no_open_questions=require_no_open_questions)
     )
@@ -147,16 +151,26 @@ def _begin(control_plane: ControlPlane) -> _ConfiguredNode:
     return begin
 
 
-def _agent(agent: Agent) -> Node:
-    """Run the agent; an exception becomes a ``failed`` run, not a crashed graph."""
+def _agent(agent: Agent, control_plane: ControlPlane) -> Node:
+    """Run the agent; an exception becomes a ``failed`` run, not a crashed graph. Its
+    type, message and formatted traceback (bounded) are kept in the run's ledger as an
+    ``error`` entry (code ``agent_failed``) and logged, so the cause is never lost."""
 
     def run_agent(state: FenceState) -> dict[str, Any]:
         try:
             invoke = getattr(agent, "invoke", None)
             out = invoke(state) if callable(invoke) else agent(state)
         except Exception as exc:
-            last = traceback.format_exception_only(exc)[-1].strip()
-            return {"handover": None, "failure": f"the agent raised {last}"}
+            info = describe_exception(exc)
+            _log.error("the agent raised %s\n%s", info.summary, info.traceback)
+            control_plane.ledger.append(
+                state["run_id"],  # pyright: ignore[reportTypedDictNotRequiredAccess]
+                kind="error",
+                source="agent",
+                content=canonical_json({"code": "agent_failed", **info.as_json()}).decode(),
+                metadata={"code": "agent_failed", "type": info.type},
+            )
+            return {"handover": None, "failure": f"the agent raised {info.summary}"}
         if not isinstance(out, dict) or "handover" not in out:
             return {
                 "handover": None,

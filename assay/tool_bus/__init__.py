@@ -35,6 +35,7 @@ from assay.tool_bus._records import (
     args_sha256,
 )
 from assay.tool_bus._registry import Handler, RegistryView, ToolRegistry
+from assay.tool_bus._run import ExceptionInfo, describe_exception
 from assay.tool_bus._spec import SIDE_EFFECTS, SideEffect, ToolSpec
 from assay.tool_bus._validation import argument_errors, json_problems, output_errors
 
@@ -48,6 +49,7 @@ __all__ = [
     "EntailmentLabel",
     "ErrorCode",
     "ErrorDetail",
+    "ExceptionInfo",
     "Grant",
     "GrantExists",
     "GrantRefused",
@@ -75,6 +77,7 @@ __all__ = [
     "args_sha256",
     "argument_errors",
     "check_unified_diff",
+    "describe_exception",
     "diff_precheck",
     "diff_problems",
     "json_problems",

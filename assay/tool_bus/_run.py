@@ -91,6 +91,10 @@ def describe(error: BaseException) -> ExceptionInfo:
     )
 
 
+#: The public name: agents' exceptions are recorded the same way (see the fence).
+describe_exception = describe
+
+
 def _text(value: object, default: str) -> str:
     return value if isinstance(value, str) else default
 

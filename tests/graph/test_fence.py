@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import runpy
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,6 +113,21 @@ def test_an_agent_that_raises_ends_failed_not_crashed(cp: ControlPlane) -> None:
     result = _invoke(cp, broken)["result"]
     assert result.status == "failed" and result.answer is None
     assert any("KeyError" in e["message"] for e in result.errors)
+
+
+def test_an_agents_exception_keeps_its_traceback_in_the_ledger(
+    cp: ControlPlane, caplog: pytest.LogCaptureFixture
+) -> None:
+    def dividing(state: FenceState) -> dict[str, Any]:
+        return {"handover": 1 / 0}
+
+    state = _invoke(cp, dividing)
+    assert state["result"].status == "failed"
+    [entry] = cp.ledger.entries(state["run_id"], kinds=["error"])
+    body = json.loads(entry.text)
+    assert (body["code"], body["type"]) == ("agent_failed", "ZeroDivisionError")
+    assert 'return {"handover": 1 / 0}' in body["traceback"]
+    assert "ZeroDivisionError" in caplog.text
 
 
 def test_the_readme_example_runs(
