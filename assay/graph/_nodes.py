@@ -135,7 +135,7 @@ def grant_node(control_plane: ControlPlane) -> Node:
         run_id = state["run_id"]
         payload: dict[str, Any] = {"run_id": run_id, "pending": pending}
         ids = [item["intent_id"] for item in pending]
-        pause = _pause_key(pending)
+        pause = _pause_key(pending, state.get("round", 0))
         refused = _refused_resumes(control_plane, run_id, pause)
         index, value = 0, interrupt(payload)
         while True:
@@ -260,10 +260,10 @@ def _pending_payload(
     }
 
 
-def _pause_key(pending: list[dict[str, Any]]) -> str:
-    """Names one pause: the pending calls it asks about."""
+def _pause_key(pending: list[dict[str, Any]], round_: int) -> str:
+    """Names one pause: the round and the pending calls it asks about."""
     calls = [(p["intent_id"], p["args_sha256"]) for p in pending]
-    return sha256_hex(canonical_json(calls))[:16]
+    return sha256_hex(canonical_json([round_, calls]))[:16]
 
 
 def _refused_resumes(control_plane: ControlPlane, run_id: str, pause: str) -> dict[int, str]:
