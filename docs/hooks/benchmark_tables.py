@@ -1,0 +1,375 @@
+"""Markdown tables from ``benchmarks/results/*.json``, for the benchmarks page.
+
+Every figure on that page is read from the JSON a benchmark script wrote, so the
+page can never disagree with the measurement. A figure the JSON does not hold is
+shown as a dash and listed under its table; nothing is filled in by hand. A table
+with no figure at all fails the build: the JSON changed shape and the table below
+has to follow it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BENCHMARKS", "MissingFigures", "benchmark_table"]
+
+DASH = "—"
+
+
+class MissingFigures(Exception):
+    """A results file that holds none of the figures its table shows."""
+
+
+@dataclass
+class _Reader:
+    """Looks figures up by dotted path and remembers which were absent."""
+
+    data: Mapping[str, Any]
+    missing: list[str] = field(default_factory=list[str])
+    found: int = 0
+
+    def get(self, path: str) -> Any:
+        node: Any = self.data
+        for part in path.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                self.missing.append(path)
+                return None
+            node = node[part]  # pyright: ignore[reportUnknownVariableType]
+        if node is None:
+            self.missing.append(path)
+            return None
+        self.found += 1
+        return node
+
+    def num(self, path: str, digits: int = 1, suffix: str = "") -> str:
+        """A number with thousands separators, or a dash."""
+        value = self.get(path)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return DASH
+        return f"{value:,.{digits}f}{suffix}"
+
+    def pair(self, first: str, second: str, digits: int = 1, suffix: str = " ms") -> str:
+        """``a / b`` (for p50 / p95), or a dash when both are absent."""
+        a, b = self.num(first, digits), self.num(second, digits)
+        return DASH if a == b == DASH else f"{a} / {b}{suffix}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    out = [line(header), "|" + "|".join("---" for _ in header) + "|"]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+def _machine(data: Mapping[str, Any]) -> str:
+    """The machine and date fields the JSON carries, and which ones it lacks."""
+    machine = data.get("machine")
+    if isinstance(machine, Mapping):
+        fields: Mapping[str, Any] = machine  # pyright: ignore[reportUnknownVariableType]
+    else:
+        # Older scripts wrote flat fields: "machine" is then the architecture.
+        fields = {"architecture": machine, "python": data.get("python")}
+    labels = {
+        "when": "measured",
+        "cpus": "CPUs",
+        "platform": "platform",
+        "architecture": "architecture",
+        "python": "Python",
+    }
+    shown = [f"{label} {fields[k]}" for k, label in labels.items() if fields.get(k) is not None]
+    absent = [label for k, label in labels.items() if fields.get(k) is None and k != "architecture"]
+    text = "; ".join(shown) if shown else "no machine fields"
+    if absent:
+        text += f" (not recorded: {', '.join(absent)})"
+    return text
+
+
+# --- one renderer per results file ---------------------------------------------------
+
+
+def _ledger(r: _Reader) -> str:
+    rows = [
+        ("appends/s, one writer", "appends_per_s_single_writer", 0),
+        ("appends/s, 4 writer processes on one run", "appends_per_s_4_processes", 0),
+        ("entries verified/s", "verified_entries_per_s", 0),
+    ]
+    caption = (
+        f"{r.num('appends', 0)} appends of about {r.num('sqlite.content_bytes', 0)} bytes "
+        "per engine."
+    )
+    body = [(label, r.num(f"sqlite.{k}", d), r.num(f"postgres.{k}", d)) for label, k, d in rows]
+    return caption + "\n\n" + _table(("", "SQLite", "PostgreSQL"), body)
+
+
+def _tool_bus(r: _Reader) -> str:
+    body = [
+        (
+            "argument and output validation alone",
+            f"{r.num('validate_only_calls_per_s', 0)} calls/s "
+            f"({r.num('validate_only_us_per_call', 1)} µs per call)",
+        ),
+        (
+            "validated calls through the bus, end to end",
+            f"{r.num('bus_calls_per_s', 0)} calls/s "
+            f"({r.num('bus_overhead_ms_per_call', 2)} ms added per call)",
+        ),
+        (
+            "the same with `timeout_s=None` (handler inline)",
+            f"{r.num('bus_no_timeout_calls_per_s', 0)} calls/s "
+            f"({r.num('bus_no_timeout_overhead_ms_per_call', 2)} ms added per call)",
+        ),
+        ("the handler called directly", f"{r.num('direct_us_per_call', 3)} µs per call"),
+    ]
+    caption = f"{r.num('calls', 0)} calls on {r.get('engine') or DASH}."
+    return caption + "\n\n" + _table(("", ""), body)
+
+
+def _gate(r: _Reader) -> str:
+    def cell(engine: str, wiring: str, what: str) -> str:
+        base = f"engines.{engine}.{wiring}.{what}"
+        rate = r.num(f"{base}.per_s", 0)
+        return f"{rate}/s, p50 {r.num(f'{base}.p50_ms', 1)} ms, p95 {r.num(f'{base}.p95_ms', 1)} ms"
+
+    rows = [
+        ("`cp.gate.check` as the control plane wires it (records 2 entries)", "wired", "check"),
+        ("`Gate.errors` as wired (the checks, nothing recorded)", "wired", "errors"),
+        ("`check` on a bare `Gate` (built-in checks only)", "bare", "check"),
+        ("`errors` on a bare `Gate`", "bare", "errors"),
+    ]
+    body = [(label, cell("sqlite", w, x), cell("postgresql", w, x)) for label, w, x in rows]
+    caption = (
+        f"Hand-overs of {r.num('hand_over.claims', 0)} claims x "
+        f"{r.num('hand_over.propositions_per_claim', 0)} propositions x "
+        f"{r.num('hand_over.ledger_ids_per_proposition', 0)} ledger ids; "
+        f"{r.num('hand_over.checks', 0)} checks per row."
+    )
+    return caption + "\n\n" + _table(("", "SQLite", "PostgreSQL"), body)
+
+
+_SETS = {
+    "begin_wow": "BEGIN wow",
+    "begin_cmu": "BEGIN cmu-dog",
+    "begin_tc": "BEGIN topicalchat",
+    "wice_claim": "WiCE, claim level",
+    "summedits_news": "SummEdits news (held out of training)",
+    "summedits_podcast": "SummEdits podcast (held out of training)",
+    "begin_pooled": "BEGIN, the three pooled",
+    "snli_test": "SNLI test",
+    "mnli_dev_matched_heldout": "MNLI dev matched, held-out fifth",
+    "anli_test": "ANLI test",
+    "sick_test": "SICK test",
+}
+
+
+def _keys(r: _Reader, path: str) -> list[str]:
+    node = r.data.get(path)
+    return list(node) if isinstance(node, Mapping) else []  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _verifier_accuracy(r: _Reader) -> str:
+    body: list[tuple[str, ...]] = []
+    for key in _keys(r, "grounding_dev"):
+        base = f"grounding_dev.{key}"
+        body.append(
+            (
+                _SETS.get(key, key),
+                f"{r.num(f'{base}.n', 0)} ({r.num(f'{base}.positives', 0)})",
+                r.num(f"{base}.roc_auc", 3),
+                r.num(f"{base}.roc_auc_held_out", 3),
+                r.num(f"{base}.roc_auc_model_only", 3),
+                r.num(f"{base}.roc_auc_coverage_only", 3),
+                f"{r.num(f'{base}.balanced_accuracy', 3)} / "
+                f"{r.num(f'{base}.balanced_accuracy_decision', 3)}",
+            )
+        )
+    grounding = _table(
+        (
+            "set",
+            "n (positives)",
+            "ROC AUC",
+            "ROC AUC, calibration fitted without this set",
+            "model alone",
+            "word coverage alone",
+            "balanced accuracy: score ≥ threshold / the decision",
+        ),
+        body,
+    )
+    nli = _table(
+        ("NLI test set (argmax, three-way)", "n", "accuracy"),
+        [
+            (_SETS.get(k, k), r.num(f"nli_test.{k}.n", 0), r.num(f"nli_test.{k}.accuracy", 3))
+            for k in _keys(r, "nli_test")
+        ],
+    )
+    caption = (
+        f"Model `{r.get('model') or DASH}`; calibration a = {r.num('calibration.a', 3)}, "
+        f"b = {r.num('calibration.b', 3)}, c = {r.num('calibration.c', 3)}; "
+        f"threshold {r.num('threshold', 3)}."
+    )
+    context = r.data.get("published_for_context")
+    notes = ""
+    if isinstance(context, Mapping):
+        items: Mapping[str, Any] = context  # pyright: ignore[reportUnknownVariableType]
+        notes = "\n\nFor context, as the JSON records it:\n\n" + "\n".join(
+            f"- {k}: {v}" for k, v in items.items()
+        )
+    return f"{caption}\n\n{grounding}\n\n{nli}{notes}"
+
+
+def _verifier_speed(r: _Reader) -> str:
+    columns = ("fp32", "int8_dynamic", "fp32_cached")
+
+    def short(c: str) -> str:
+        return r.num(f"{c}.short_claims_per_s_batched", 0, "/s")
+
+    def single(c: str) -> str:
+        return r.pair(f"{c}.short_single_check.p50_ms", f"{c}.short_single_check.p95_ms")
+
+    def long(c: str) -> str:
+        base = f"{c}.long_2000_words_per_claim"
+        return r.pair(f"{base}.p50_ms", f"{base}.p95_ms")
+
+    rows: list[tuple[str, Callable[[str], str]]] = [
+        ("short claims (≤128 tokens), batched", short),
+        ("one short check, p50 / p95", single),
+        ("a claim against a 2,000-word document, p50 / p95", long),
+    ]
+    body = [(label, *(fn(c) for c in columns)) for label, fn in rows]
+    fp32 = r.data.get("fp32")
+    auc = fp32.get("roc_auc") if isinstance(fp32, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
+    items = r.num("auc_items_per_set", 0)
+    for key in list(auc) if isinstance(auc, Mapping) else []:  # pyright: ignore[reportUnknownArgumentType]
+        label = f"ROC AUC, {_SETS.get(str(key), str(key))} ({items} items)"
+        body.append((label, *(r.num(f"{c}.roc_auc.{key}", 3) for c in columns)))
+    caption = (
+        f"{r.num('threads', 0)} threads; {r.num('short_pairs', 0)} short pairs, "
+        f"{r.num('long_documents', 0)} long documents. Cache: {r.get('cache') or DASH}."
+    )
+    header = ("", "fp32 (shipped)", "int8 dynamic", "fp32, database cache warm")
+    return caption + "\n\n" + _table(header, body)
+
+
+def _graph_overhead(r: _Reader) -> str:
+    def ms(path: str) -> str:
+        return r.num(path, 1, " ms")
+
+    body = [
+        ("the same graph without the fence", ms("baseline.median_ms"), ms("baseline.p95_ms")),
+        ("fenced", ms("fenced.median_ms"), ms("fenced.p95_ms")),
+        ("of which the NLI model", ms("fenced.model_median_ms"), ms("fenced.model_p95_ms")),
+        ("fence overhead", ms("overhead_median_ms"), ""),
+        ("fence overhead without the model", ms("overhead_without_model_median_ms"), ""),
+    ]
+    caption = (
+        f"{r.num('runs', 0)} steps of {r.num('claims_per_step', 0)} claims each on "
+        f"{r.get('engine') or DASH}, model `{r.get('model') or DASH}`."
+    )
+    out = caption + "\n\n" + _table(("per step", "median", "p95"), body)
+    breakdown = r.data.get("breakdown")
+    if isinstance(breakdown, Mapping):
+        out += "\n\n" + _breakdown(r)
+    return out
+
+
+def _breakdown(r: _Reader) -> str:
+    """Where a fenced step's time goes, when the JSON carries the instrumented series."""
+    base = "breakdown.fenced"
+    nodes = r.data["breakdown"].get("fenced", {}).get("nodes", {})
+    node_rows = [
+        (
+            f"`{node}`",
+            r.num(f"{base}.nodes.{node}.ms_p50", 2, " ms"),
+            r.num(f"{base}.nodes.{node}.transactions", 0),
+            r.num(f"{base}.nodes.{node}.write_transactions", 0),
+            r.num(f"{base}.nodes.{node}.statements", 0),
+        )
+        for node in (list(nodes) if isinstance(nodes, Mapping) else [])
+    ]
+    node_rows.append(
+        (
+            "whole step",
+            r.num(f"{base}.step_ms_p50", 2, " ms"),
+            r.num(f"{base}.transactions_per_step", 0),
+            r.num(f"{base}.write_transactions_per_step", 0),
+            r.num(f"{base}.statements_per_step", 0),
+        )
+    )
+    header = (
+        "fenced node (instrumented)",
+        "p50",
+        "transactions",
+        "write transactions",
+        "statements",
+    )
+    components = r.data["breakdown"].get("fenced", {}).get("components_ms_p50", {})
+    component_rows = [
+        (f"`{name}`", r.num(f"{base}.components_ms_p50.{name}", 2, " ms"))
+        for name in (list(components) if isinstance(components, Mapping) else [])
+    ]
+    out = f"Instrumented series ({r.num(f'{base}.runs', 0)} steps):\n\n" + _table(header, node_rows)
+    if component_rows:
+        out += "\n\n" + _table(("component, exclusive time", "p50 per step"), component_rows)
+    return out
+
+
+def _pathological(r: _Reader) -> str:
+    sizes = [str(s) for s in r.get("sizes_kb") or []]
+    functions = ("extract_identifiers", "identifier_in_evidence", "reply_report")
+    small, large = (sizes[-3], sizes[-1]) if len(sizes) >= 3 else (DASH, DASH)
+
+    def cell(family: str, function: str) -> str:
+        base = f"families.{family}.{function}"
+        at_large = r.get(f"{base}.{large}")
+        at_small = r.get(f"{base}.{small}")
+        if not isinstance(at_large, int | float):
+            return "over budget" if at_small is not None else DASH
+        ratio = (
+            f" (x{at_large / at_small:.1f})"
+            if isinstance(at_small, int | float) and at_small
+            else ""
+        )
+        return f"{at_large:.3f} s{ratio}"
+
+    body = [(f"`{f}`", *(cell(f, fn) for fn in functions)) for f in _keys(r, "families")]
+    caption = (
+        f"Seconds per call at {large} KB; in brackets the ratio to {small} KB (linear "
+        f"work: about 4, quadratic: about 16). Budget per call: {r.num('budget_s', 0)} s."
+    )
+    header = ("input family", *(f"`{fn}`" for fn in functions))
+    return caption + "\n\n" + _table(header, body)
+
+
+BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
+    "ledger": _ledger,
+    "tool_bus": _tool_bus,
+    "gate": _gate,
+    "verifier_accuracy": _verifier_accuracy,
+    "verifier_speed": _verifier_speed,
+    "graph_overhead": _graph_overhead,
+    "pathological_inputs": _pathological,
+}
+
+
+def benchmark_table(results_dir: Path, name: str) -> str:
+    """The Markdown for ``benchmarks/results/<name>.json``: a caption, the table(s),
+    the machine line and the figures the JSON lacks."""
+    if name not in BENCHMARKS:
+        raise KeyError(f"no table for benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
+    path = results_dir / f"{name}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    reader = _Reader(data)
+    body = BENCHMARKS[name](reader)
+    if reader.found == 0:
+        raise MissingFigures(f"{path} holds none of the figures its table shows")
+    script = f"`benchmarks/{name}.py`"
+    lines = [body, "", f"*Source: {script} → `benchmarks/results/{name}.json`; {_machine(data)}.*"]
+    absent = sorted(set(reader.missing))
+    if absent:
+        lines += ["", f"{DASH}: not in the JSON ({', '.join(f'`{p}`' for p in absent)})."]
+    return "\n".join(lines)
