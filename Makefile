@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 TORCH_CPU ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean install
+.PHONY: demo test lint docs typecheck bench clean install
 
 install: $(STAMP)
 
@@ -23,12 +23,21 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
-	$(BIN)/ruff check assay migrations tests benchmarks examples
+	$(BIN)/ruff check assay migrations tests benchmarks examples docs/hooks
+	$(BIN)/lint-imports
 	$(BIN)/pyright
+	$(MAKE) docs
 
 lint: $(STAMP)
-	$(BIN)/ruff check assay migrations tests benchmarks examples
-	$(BIN)/ruff format --check assay migrations tests benchmarks
+	$(BIN)/ruff check assay migrations tests benchmarks examples docs/hooks
+	$(BIN)/ruff format --check assay migrations tests benchmarks examples docs/hooks
+	$(BIN)/lint-imports
+
+# The reference manual; --strict turns every warning (a broken link, a page left out
+# of the navigation) into a failure. Built into a scratch directory, never committed.
+docs: $(STAMP)
+	site=$$(mktemp -d); $(BIN)/mkdocs build --strict --quiet --site-dir "$$site"; status=$$?; \
+		rm -rf "$$site"; exit $$status
 
 typecheck: $(STAMP)
 	$(BIN)/pyright
@@ -38,4 +47,4 @@ bench: $(STAMP)
 		HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python benchmarks/$$b.py || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache assay.db assay.db-wal assay.db-shm
+	rm -rf $(VENV) build site *.egg-info .pytest_cache .ruff_cache assay.db assay.db-wal assay.db-shm

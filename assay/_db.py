@@ -11,6 +11,7 @@ appends with a row lock on the run's head row instead (see the ledger).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Generator
 from contextlib import contextmanager
 from importlib.resources import files
@@ -161,9 +162,54 @@ def current_revision(engine: Engine) -> str | None:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to ``revision`` under the write lock, so that two processes
-    opening a fresh database at once do not both create it."""
-    with write_transaction(engine) as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('assay_migrations'))"))
+    """Bring the schema to ``revision`` under :func:`schema_lock` and the write lock,
+    so that two processes opening a fresh database at once do not both create it."""
+    with schema_lock(engine), write_transaction(engine) as conn:
         command.upgrade(alembic_config(conn), revision)
+
+
+@contextmanager
+def schema_lock(engine: Engine) -> Generator[None, None, None]:
+    """Hold the lock under which every schema change to the database is made: assay's
+    migrations and the setup of LangGraph's checkpoint tables, so that any number of
+    processes may open a fresh database at once.
+
+    On PostgreSQL it is a session advisory lock, held on a connection of its own
+    outside any transaction and waited for by polling ``pg_try_advisory_lock``:
+    LangGraph's setup builds its indexes ``CONCURRENTLY``, which waits for every
+    older snapshot in the database, and a process blocked inside
+    ``pg_advisory_lock`` holds one, so the holder would wait for its own waiters.
+    A process that dies holding the lock ends its session, and the lock with it.
+
+    On SQLite nothing more is held here: SQLite makes every schema change under its
+    one write lock (assay's migrations in a single ``BEGIN IMMEDIATE`` transaction,
+    LangGraph's setup statement by statement, each idempotent), and a lock held on
+    another connection across the setup would only keep the setup from writing.
+    """
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    with engine.connect() as conn:
+        conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+        _wait_for_advisory_lock(conn)
+        try:
+            yield
+        finally:
+            try:
+                conn.execute(sa.text("SELECT pg_advisory_unlock(hashtext(:key))"), _LOCK_KEY)
+            except (DBAPIError, DatabaseError):
+                conn.invalidate()  # the session ends, and its lock with it
+
+
+_LOCK_KEY = {"key": "assay_migrations"}
+_LOCK_POLL_S = (0.005, 0.25)
+
+
+def _wait_for_advisory_lock(conn: Connection) -> None:
+    """Take the schema lock, polling with a growing pause; between two attempts this
+    session holds no snapshot, so nothing waits for it."""
+    pause, longest = _LOCK_POLL_S
+    try_lock = sa.text("SELECT pg_try_advisory_lock(hashtext(:key))")
+    while not conn.execute(try_lock, _LOCK_KEY).scalar():
+        time.sleep(pause)
+        pause = min(pause * 2, longest)

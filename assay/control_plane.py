@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,11 +12,15 @@ from sqlalchemy.engine import Engine
 
 from assay import _db
 from assay.errors import ConfigurationError
+from assay.fence import Checkpointer, FencedGraph, RunResult, ThreadStatus, open_checkpointer
+from assay.fence import aresume as aresume_graph
+from assay.fence import arun as arun_graph
+from assay.fence import paused as paused_threads
+from assay.fence import resume as resume_graph
+from assay.fence import run as run_graph
+from assay.fence import status as thread_status
 from assay.gate import Gate, RunManifest, build_manifest
-from assay.graph._checkpoint import Checkpointer, open_checkpointer
-from assay.graph._result import RunResult
 from assay.ledger import DEFAULT_MAX_CONTENT_BYTES, Ledger
-from assay.service import _service as service
 from assay.tool_bus import Grants, Policy, ToolBus, ToolRegistry
 from assay.verifier import (
     LedgerVerifier,
@@ -30,18 +33,18 @@ from assay.verifier import (
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
-    from assay.graph.reference import ReferenceApp
-
 
 class ControlPlane:
     """Everything a fenced graph needs, bound to one database.
 
     ``ledger`` (evidence and audit trail), ``registry`` / ``bus`` / ``grants`` (typed
     tools and permission for irreversible calls), ``gate`` (plain-code checks of
-    hand-overs), ``verifier`` (entailment from ledger evidence), ``checkpointer``
-    (durable LangGraph state) and ``reference`` (the invoice-audit application that
-    ``run`` / ``resume`` drive). Open it once per process (it is safe to share between
-    threads) and close it when done, or use it as a context manager::
+    hand-overs), ``verifier`` (entailment from ledger evidence) and ``checkpointer``
+    (durable LangGraph state, for ``invoke`` and ``ainvoke`` alike). It is the
+    composition root and holds no application: ``run`` / ``resume`` / ``status`` /
+    ``paused`` drive whichever fenced graph they are given (see :mod:`assay.fence`).
+    Open it once per process (it is safe to share between threads and event loops)
+    and close it when done, or use it as a context manager::
 
         with ControlPlane.open("sqlite:///./assay.db") as cp:
             run_id = cp.ledger.start_run()
@@ -74,7 +77,6 @@ class ControlPlane:
         self.grants.claim_status_source = self.verifier
         self.gate.add_check(RewordedUnsupportedCheck(self.ledger))
         self._checkpointer: Checkpointer | None = None
-        self._reference: ReferenceApp | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -128,56 +130,50 @@ class ControlPlane:
         first use; paused runs survive the process."""
         with self._lock:
             if self._checkpointer is None:
-                self._checkpointer = open_checkpointer(self.engine.url)
+                self._checkpointer = open_checkpointer(self.engine.url, engine=self.engine)
             return self._checkpointer.saver
-
-    @property
-    def reference(self) -> ReferenceApp:
-        """The invoice-audit reference application bound to this control plane."""
-        from assay.graph.reference import ReferenceApp
-
-        with self._lock:
-            if self._reference is None:
-                self._reference = ReferenceApp(self)
-            return self._reference
 
     def run(
         self,
-        task: str,
-        documents: Mapping[str, str] | str | Path,
+        graph: FencedGraph,
+        input: Mapping[str, Any],
         *,
         thread_id: str | None = None,
-        agents: str = "rules",
-        inject: str | None = None,
-        seed: int = 0,
     ) -> RunResult:
-        """Run the fenced reference graph on ``documents`` (name -> text, or a folder)."""
-        return service.run(
-            self, task, documents, thread_id=thread_id, agents=agents, inject=inject, seed=seed
-        )
+        """Start the fenced ``graph`` on ``input`` (``{"task": str, "context": {...}}``,
+        or what the graph's ``prepare`` takes) in a new thread; see
+        :func:`assay.fence.run` for what is refused."""
+        return run_graph(self, graph, input, thread_id=thread_id)
 
-    def resume(self, thread_id: str, decision: Mapping[str, Any]) -> RunResult:
-        """Continue a run paused for a grant: ``{"approve": bool, "approver": name}``."""
-        return service.resume(self, thread_id, decision)
+    def resume(self, graph: FencedGraph, thread_id: str, decision: Mapping[str, Any]) -> RunResult:
+        """Continue the run paused for a grant on ``thread_id`` with ``decision``
+        (``{"approve": bool, "approver": name, "reason": ...}``), with the graph that
+        started it; see :func:`assay.fence.resume`."""
+        return resume_graph(self, graph, thread_id, decision)
 
     async def arun(
         self,
-        task: str,
-        documents: Mapping[str, str] | str | Path,
+        graph: FencedGraph,
+        input: Mapping[str, Any],
         *,
         thread_id: str | None = None,
-        agents: str = "rules",
-        inject: str | None = None,
-        seed: int = 0,
     ) -> RunResult:
-        """:meth:`run` without blocking the event loop (it runs in a worker thread)."""
-        return await asyncio.to_thread(
-            self.run, task, documents, thread_id=thread_id, agents=agents, inject=inject, seed=seed
-        )
+        """:meth:`run` on the event loop (``graph.ainvoke``)."""
+        return await arun_graph(self, graph, input, thread_id=thread_id)
 
-    async def aresume(self, thread_id: str, decision: Mapping[str, Any]) -> RunResult:
-        """:meth:`resume` without blocking the event loop."""
-        return await asyncio.to_thread(self.resume, thread_id, decision)
+    async def aresume(
+        self, graph: FencedGraph, thread_id: str, decision: Mapping[str, Any]
+    ) -> RunResult:
+        """:meth:`resume` on the event loop (``graph.ainvoke``)."""
+        return await aresume_graph(self, graph, thread_id, decision)
+
+    def status(self, thread_id: str) -> ThreadStatus:
+        """Where a thread stands (its graph, run, status and latest result)."""
+        return thread_status(self, thread_id)
+
+    def paused(self, *, graph_name: str | None = None, limit: int = 100) -> list[ThreadStatus]:
+        """Threads waiting for a grant, the most recently paused first."""
+        return paused_threads(self, graph_name=graph_name, limit=limit)
 
     def close(self) -> None:
         """Release every database connection (the checkpointer's included)."""

@@ -32,16 +32,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 
-from assay.verifier import Verifier
-from assay.verifier import _data as data
-from assay.verifier._calibrate import Features, fit, metrics, score_sets
-from assay.verifier._evaluate import (
+from assay.training import _data as data
+from assay.training._calibrate import Features, fit, metrics, score_sets
+from assay.training._evaluate import (
     Item,
     balanced_accuracy,
     best_threshold,
     grounding_sets,
     roc_auc,
 )
+from assay.verifier import Verifier
 from benchmarks._common import write_result
 
 ROOT = Path(__file__).resolve().parents[1]

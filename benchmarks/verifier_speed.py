@@ -27,10 +27,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assay._db import create_engine, upgrade
+from assay.training import _data as data
+from assay.training._calibrate import metrics, score_sets
+from assay.training._evaluate import grounding_sets
 from assay.verifier import DEFAULT_MODEL_DIR, SqlEntailmentCache, Verifier
-from assay.verifier import _data as data
-from assay.verifier._calibrate import metrics, score_sets
-from assay.verifier._evaluate import grounding_sets
 from assay.verifier._text import clear_caches
 from benchmarks._common import write_result
 

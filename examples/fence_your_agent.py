@@ -45,11 +45,8 @@ def my_agent(state):
     }
 
 
-graph = fence(my_agent, control_plane=cp)
-state = graph.invoke(
-    {"task": "What was EURUSD on 31 March 2025?"}, {"configurable": {"thread_id": "fx-1"}}
-)
-result = state["result"]
+graph = fence(my_agent, control_plane=cp, name="fx-rates")
+result = cp.run(graph, {"task": "What was EURUSD on 31 March 2025?"})
 print(result.status, "|", result.answer)
 for claim in result.claims:
     print(claim.id, [p.entailment.label for p in claim.propositions if p.entailment])

@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assay import AssayError, ControlPlane, GateDecision
-from assay.graph import InvalidDecision, parse_decision
+from assay.errors import InvalidDecision
+from assay.fence import parse_decision
 from assay.tool_bus import GrantRefused, GrantRequest, ToolResult
 from assay.verifier import LexicalNLI
 from tests.tool_bus._tools import FLAG, FLAG_ARGS, Counter, StandInClaims

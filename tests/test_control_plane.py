@@ -78,3 +78,13 @@ def test_downgrade_to_base_and_back(db_url: str) -> None:
         run = cp.ledger.start_run()
         cp.ledger.append(run, kind="retrieval", source="s", content="x")
         assert cp.ledger.verify(run).ok
+
+
+def test_the_control_plane_holds_no_application(db_url: str) -> None:
+    """Opening it registers no tool and loads no auto-approval rule; it starts no
+    thread until a graph is run on it."""
+    with ControlPlane.open(db_url) as cp:
+        assert cp.registry.list() == []
+        assert cp.grants.policy.rules == []
+        assert cp.paused() == []
+        assert not hasattr(cp, "reference")

@@ -13,11 +13,12 @@ import assay
 PUBLIC_MODULES = [
     "assay",
     "assay.errors",
+    "assay.contract",
     "assay.gate",
-    "assay.graph",
-    "assay.graph.reference",
+    "assay.fence",
+    "assay.apps.reference",
+    "assay.cli",
     "assay.ledger",
-    "assay.service",
     "assay.tool_bus",
     "assay.verifier",
 ]
@@ -32,7 +33,7 @@ def test_all_matches_public_names(module_name: str) -> None:
         for name, value in vars(module).items()
         if not name.startswith("_")
         and not inspect.ismodule(value)
-        and not isinstance(value, __future__._Feature)
+        and not isinstance(value, type(__future__.annotations))
     }
     assert exported - {"__version__"} == public
     assert list(module.__all__) == sorted(module.__all__, key=lambda n: (n.upper() != n, n))

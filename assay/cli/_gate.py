@@ -11,8 +11,8 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from assay.gate._manifest import Record, RunManifest
-from assay.gate._models import handover_json_schema_text
+from assay.contract import handover_json_schema_text
+from assay.gate import Record, RunManifest
 
 gate_app = typer.Typer(no_args_is_help=True, help="The non-LLM gate and its hand-over contract.")
 

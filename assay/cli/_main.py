@@ -1,23 +1,46 @@
-"""The ``assay`` command line: runs, the ledger, the database schema and the demo.
+"""The ``assay`` command line: runs of any fenced graph, the ledger, the database
+schema and the demo.
 
-User mistakes (a bad URL, an unknown run) print one clear line and exit 2; a broken
-chain exits 1 and names the first bad entry; tracebacks are for bugs only.
+``run`` / ``resume`` take the graph as ``--graph module:attr`` (a factory called with
+the control plane; the invoice audit by default). A finished or paused run exits 0;
+user mistakes (a bad URL, an unknown thread, another graph's thread, a decision
+already taken) print one clear line and exit 2; a failure at run time exits 3; a
+broken chain exits 1 and names the first bad entry; tracebacks are for bugs only.
 """
 
 from __future__ import annotations
 
-import functools
+import json
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from pathlib import Path
+from typing import Annotated, Any, cast
 
 import typer
-from rich.console import Console
+from rich.prompt import Confirm
 from rich.table import Table
 
 from assay import _db
+from assay.cli._common import (
+    DbOption,
+    console,
+    err_console,
+    handles_errors,
+    load_reference,
+    open_plane,
+)
+from assay.cli._gate import gate_app
+from assay.cli._render import (
+    render_audit,
+    render_paused,
+    render_result,
+    render_thread,
+    shown,
+)
+from assay.cli._tools import tools_app
+from assay.cli._verifier import app as verifier_app
 from assay.control_plane import ControlPlane
-from assay.errors import AssayError, UsageError
-from assay.gate._cli import gate_app
+from assay.errors import UsageError
+from assay.fence import RunResult
 from assay.ledger import LedgerEntry
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
@@ -26,39 +49,8 @@ db_app = typer.Typer(no_args_is_help=True, help="The database schema (Alembic)."
 app.add_typer(ledger_app, name="ledger")
 app.add_typer(db_app, name="db")
 app.add_typer(gate_app, name="gate")
-
-console = Console()
-err_console = Console(stderr=True)
-
-DbOption = Annotated[
-    str | None,
-    typer.Option(
-        "--db",
-        envvar="ASSAY_DATABASE_URL",
-        help="Database URL (default sqlite:///./assay.db).",
-        show_default=False,
-    ),
-]
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def handles_errors(func: F) -> F:
-    """Turn assay's exceptions into one red line and an exit status."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except AssayError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(2 if isinstance(exc, UsageError) else 3) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def open_plane(db: str | None, *, migrate: bool = True) -> ControlPlane:
-    return ControlPlane.open(db, migrate=migrate)
+app.add_typer(tools_app, name="tools")
+app.add_typer(verifier_app, name="verifier")
 
 
 @app.command("runs")
@@ -151,6 +143,82 @@ def db_current(db: DbOption = None) -> None:
     console.print(f"current {current or '(empty)'}  head {head}  {state}")
 
 
+DEFAULT_GRAPH = "assay.apps.reference:graph"
+DEFAULT_DEMO = "assay.apps.reference:demo"
+
+GraphOption = Annotated[
+    str,
+    typer.Option(
+        "--graph",
+        help="The fenced graph, as module:attr naming a factory graph(control_plane).",
+    ),
+]
+
+
+@app.command("run")
+@handles_errors
+def run_command(
+    input_: Annotated[
+        str,
+        typer.Option("--input", help="The run's input: JSON text, or @file holding it."),
+    ],
+    graph: GraphOption = DEFAULT_GRAPH,
+    thread: Annotated[str | None, typer.Option("--thread", help="Thread id to use.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Start a fenced graph on an input, in a new thread; a run that pauses for a grant
+    prints the thread to resume."""
+    value = _json_input(input_)
+    factory = _graph_factory(graph)
+    with open_plane(db) as cp:
+        render_result(cp.ledger, cp.run(factory(cp), value, thread_id=thread), console)
+
+
+@app.command("resume")
+@handles_errors
+def resume_command(
+    thread: Annotated[str, typer.Argument(help="The thread id of the paused run.")],
+    approve: Annotated[bool, typer.Option("--approve/--deny", help="Grant or refuse.")],
+    approver: Annotated[str, typer.Option(help="Who decides (recorded in the ledger).")],
+    reason: Annotated[str | None, typer.Option(help="Why (recorded with the decision).")] = None,
+    graph: GraphOption = DEFAULT_GRAPH,
+    db: DbOption = None,
+) -> None:
+    """Approve or deny the irreversible calls a paused run waits on, with the graph
+    that started it (another graph is refused)."""
+    decision: dict[str, object] = {"approve": approve, "approver": approver}
+    if reason is not None:
+        decision["reason"] = reason
+    factory = _graph_factory(graph)
+    with open_plane(db) as cp:
+        render_result(cp.ledger, cp.resume(factory(cp), thread, decision), console)
+
+
+@app.command("status")
+@handles_errors
+def status_command(
+    thread: Annotated[str, typer.Argument(help="The thread id.")],
+    db: DbOption = None,
+) -> None:
+    """Where a thread stands: its graph, run and status, and the run's outcome."""
+    with open_plane(db) as cp:
+        render_thread(cp.ledger, cp.status(thread), console)
+
+
+@app.command("paused")
+@handles_errors
+def paused_command(
+    graph_name: Annotated[
+        str | None, typer.Option("--graph-name", help="Only threads of this graph.")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many threads.", min=1)] = 100,
+    db: DbOption = None,
+) -> None:
+    """The threads waiting for a grant, the most recently paused first."""
+    with open_plane(db) as cp:
+        render_paused(cp.paused(graph_name=graph_name, limit=limit), console)
+
+
 @app.command("demo")
 @handles_errors
 def demo_command(
@@ -163,49 +231,47 @@ def demo_command(
 ) -> None:
     """The invoice audit on the bundled cases: verified claims with their evidence
     spans, abstentions, a grant, the executed action, and the audit."""
-    from assay._demo import run_demo
-
+    demo = load_reference(DEFAULT_DEMO, "the demo")()
     with open_plane(db) as cp:
-        run_demo(cp, console, approve=approve, approver=approver)
+        graph = demo.graph(cp)
+        results: dict[str, RunResult] = {}
+        for case in demo.cases:
+            console.rule(f"[bold]{shown(case.name)}[/]: {shown(case.task)}")
+            result = cp.run(graph, case.input)
+            render_result(cp.ledger, result, console)
+            if result.status == "awaiting_grant":
+                result = _decide(cp, graph, result, approve=approve, approver=approver)
+            results[case.name] = result
+        audited = results[demo.audited]
+        console.rule(f"[bold]audit[/] of the {shown(demo.audited)} run {audited.run_id}")
+        render_audit(cp, audited.run_id, console)
+        report = cp.ledger.verify()
+        console.print(
+            f"ledger chain: {'[green]ok' if report.ok else '[red]broken'}[/], "
+            f"{report.checked} entries in {report.runs} runs"
+        )
 
 
-@app.command("run")
-@handles_errors
-def run_command(
-    docs: Annotated[str, typer.Option("--docs", help="Folder of .md/.txt documents.")],
-    task: Annotated[str, typer.Option("--task", help="What to audit.")],
-    db: DbOption = None,
-    thread: Annotated[str | None, typer.Option("--thread", help="Thread id to use.")] = None,
-    inject: Annotated[
-        str | None, typer.Option(help="Make the agents hallucinate on purpose (a class name).")
-    ] = None,
-    agents: Annotated[
-        str, typer.Option(help="'rules' (offline, exact) or 'llm' (the ASSAY_MODEL chat model).")
-    ] = "rules",
-) -> None:
-    """Run the fenced reference graph on your own documents."""
-    from assay._demo import render_result
-
-    with open_plane(db) as cp:
-        result = cp.run(task, docs, thread_id=thread, inject=inject, agents=agents)
-        render_result(cp, result, console)
-
-
-@app.command("resume")
-@handles_errors
-def resume_command(
-    thread: Annotated[str, typer.Argument(help="The thread id of the paused run.")],
-    approve: Annotated[bool, typer.Option("--approve/--deny", help="Grant or refuse.")],
-    approver: Annotated[str, typer.Option(help="Who decides (recorded in the ledger).")],
-    reason: Annotated[str | None, typer.Option(help="Why (recorded on a denial).")] = None,
-    db: DbOption = None,
-) -> None:
-    """Approve or deny the irreversible call a paused run is waiting on."""
-    from assay._demo import render_result
-
-    decision = {"approve": approve, "approver": approver, "reason": reason or ""}
-    with open_plane(db) as cp:
-        render_result(cp, cp.resume(thread, decision), console)
+def _decide(
+    cp: ControlPlane, graph: Any, result: RunResult, *, approve: bool | None, approver: str
+) -> RunResult:
+    """The demo's reviewer: ``--approve`` / ``--deny``, or a question on a terminal."""
+    if approve is None:
+        if not console.is_terminal:
+            console.print(
+                f"left pending; resume with: assay resume {result.thread_id} "
+                "--approve --approver NAME"
+            )
+            return result
+        approve = Confirm.ask("approve this irreversible call?", console=console)
+    decision = {
+        "approve": approve,
+        "approver": approver,
+        "reason": "approved in the demo" if approve else "denied in the demo",
+    }
+    resumed = cp.resume(graph, result.thread_id, decision)
+    render_result(cp.ledger, resumed, console)
+    return resumed
 
 
 @app.command("audit")
@@ -217,13 +283,35 @@ def audit_command(
 ) -> None:
     """Show a run's claims with their evidence spans and entailment, then its manifest:
     phases, artifacts, gate decisions, verdicts, grants, tool calls and errors."""
-    from assay._demo import render_audit
-
     with open_plane(db) as cp:
         if as_json:
             typer.echo(cp.manifest(run).to_json())
         else:
             render_audit(cp, run, console)
+
+
+def _json_input(text: str) -> dict[str, Any]:
+    """``--input``: JSON text, or ``@path`` of a file holding it; a JSON object."""
+    if text.startswith("@"):
+        path = Path(text[1:])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--input {path}: cannot read it ({exc})") from None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"--input is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise UsageError('--input must be a JSON object, e.g. {"task": "..."}')
+    return cast(dict[str, Any], value)
+
+
+def _graph_factory(reference: str) -> Callable[[ControlPlane], Any]:
+    factory = load_reference(reference)
+    if not callable(factory):
+        raise UsageError(f"--graph {reference} is not a factory graph(control_plane)")
+    return cast(Callable[[ControlPlane], Any], factory)
 
 
 def _columns(table: Table, *names: str) -> None:
@@ -248,12 +336,3 @@ def _preview(entry: LedgerEntry, width: int) -> str:
 def main() -> None:
     """Console-script entry point."""
     app()
-
-
-from assay.tool_bus._cli import tools_app  # noqa: E402  (it imports the helpers above)
-
-app.add_typer(tools_app, name="tools")
-
-from assay.verifier._cli import app as verifier_app  # noqa: E402
-
-app.add_typer(verifier_app, name="verifier")

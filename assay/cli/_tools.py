@@ -1,9 +1,7 @@
 """``assay tools``: what the registry holds in the database.
 
 Handlers live in the processes that register them, so these commands show specs
-only: every ``name@version`` stored, and one spec in full. ``assay.cli`` adds this
-sub-app at its end, after its own helpers exist; ``tools_app`` is created before
-those helpers are imported, so either module may be imported first.
+only: every ``name@version`` stored, and one spec in full.
 """
 
 from __future__ import annotations
@@ -14,9 +12,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-tools_app = typer.Typer(no_args_is_help=True, help="The versioned tool registry.")
+from assay.cli._common import DbOption, console, handles_errors, open_plane
 
-from assay.cli import DbOption, console, handles_errors, open_plane  # noqa: E402
+tools_app = typer.Typer(no_args_is_help=True, help="The versioned tool registry.")
 
 
 @tools_app.command("list")

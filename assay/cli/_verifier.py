@@ -1,4 +1,10 @@
-"""``assay verifier``: train and evaluate the default NLI model."""
+"""``assay verifier``: train and calibrate the NLI model.
+
+Both commands take explicit paths: the data is read from where you say, and a model
+is written to a new directory you name, never into the installed package (ship a
+new model by copying it into ``assay/verifier/model`` deliberately, with its card).
+The training code itself lives in :mod:`assay.training`, off the runtime import path.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +14,19 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Train and evaluate the NLI verifier model.", no_args_is_help=True)
+from assay.cli._common import handles_errors
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-_DEFAULT_DATA = _REPO_ROOT.parent / "shared" / "data"
-_DEFAULT_OUT = Path(__file__).resolve().parent / "model"
+app = typer.Typer(help="Train and evaluate the NLI verifier model.", no_args_is_help=True)
 
 
 @app.command()
+@handles_errors
 def train(
-    data: Annotated[Path, typer.Option(help="Root of the NLI/grounding data.")] = _DEFAULT_DATA,
-    out: Annotated[Path, typer.Option(help="Where the model is written.")] = _DEFAULT_OUT,
+    data: Annotated[Path, typer.Option(help="Root of the NLI/grounding data sets (read only).")],
+    out: Annotated[
+        Path,
+        typer.Option(help="A new directory for the trained model (never the installed package)."),
+    ],
     scale: Annotated[float, typer.Option(help="Multiplier on every set's pair count.")] = 1.0,
     commercial_safe: Annotated[
         bool, typer.Option("--commercial-safe", help="Drop non-commercial sets (ANLI, SICK, ...).")
@@ -40,8 +48,8 @@ def train(
     ] = None,
 ) -> None:
     """Fine-tune MiniLM-L6 as a 3-way NLI cross-encoder, save it fp16, calibrate it."""
-    from assay.verifier._train import TrainConfig, base_model_dir
-    from assay.verifier._train import train as run_training
+    from assay.training import TrainConfig, base_model_dir
+    from assay.training import train as run_training
 
     cfg = TrainConfig(
         data_root=data,
@@ -62,13 +70,14 @@ def train(
 
 
 @app.command()
+@handles_errors
 def calibrate(
-    model: Annotated[Path, typer.Option(help="Saved model directory.")] = _DEFAULT_OUT,
-    data: Annotated[Path, typer.Option(help="Root of the grounding data.")] = _DEFAULT_DATA,
+    model: Annotated[Path, typer.Option(help="Saved model directory.")],
+    data: Annotated[Path, typer.Option(help="Root of the grounding data (read only).")],
     eval_limit: Annotated[int | None, typer.Option()] = None,
 ) -> None:
     """Refit calibration.json (Platt scaling and threshold) for a saved model."""
-    from assay.verifier._calibrate import calibrate as run_calibration
+    from assay.training import calibrate as run_calibration
 
     report = run_calibration(
         model, data, limit=eval_limit, log=lambda line: typer.echo(line, err=True)

@@ -1,15 +1,10 @@
-"""The hand-over contract: what one agent may pass to the next, as pydantic models.
-
-These models are a validation boundary, so they are strict (no coercion: ``"1"`` is
-not a number, ``"true"`` is not a boolean) and closed (``extra="forbid"``: there is
-no free ``summary`` field to quote prose through). The JSON Schema derived from
-them is versioned and shipped as ``assay/gate/handover.schema.json``.
-"""
+"""The contract's records; see :mod:`assay.contract`."""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, Self
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt, model_validator
 
@@ -18,8 +13,33 @@ HANDOVER_SCHEMA_ID = (
     f"https://assay.dev/schemas/handover/{HANDOVER_SCHEMA_VERSION}/handover.schema.json"
 )
 
+__all__ = [
+    "HANDOVER_SCHEMA_ID",
+    "HANDOVER_SCHEMA_VERSION",
+    "NLI_LABELS",
+    "ActionIntent",
+    "Claim",
+    "ClaimType",
+    "Handover",
+    "NLILabel",
+    "OpenQuestion",
+    "Proposition",
+    "PropositionVerdict",
+    "Unsupported",
+    "UnsupportedLabel",
+    "VerdictLabel",
+    "handover_json_schema",
+    "handover_json_schema_text",
+]
+
 ClaimType = Literal["Assertion", "Conjecture", "Quote", "ActionIntent"]
+#: What the verifier may write into a proposition's ``entailment``.
 VerdictLabel = Literal["entailment", "neutral", "contradiction", "missing_evidence"]
+#: The three labels an NLI model emits, in the order the shipped model emits them.
+NLILabel = Literal["entailment", "neutral", "contradiction"]
+NLI_LABELS: tuple[NLILabel, ...] = get_args(NLILabel)
+#: Why a proposition was not accepted: every verdict label but ``entailment``.
+UnsupportedLabel = Literal["neutral", "contradiction", "missing_evidence"]
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -137,3 +157,65 @@ def handover_json_schema() -> dict[str, Any]:
 def handover_json_schema_text() -> str:
     """The schema as the exact text of the shipped file (sorted keys, two-space indent)."""
     return json.dumps(handover_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unsupported:
+    """A proposition the evidence does not entail.
+
+    ``missing_evidence`` says concretely what would settle it: the unmatched number or
+    name, the contradicting span, or that no ledger entry supports it. The planner
+    answers an ``Unsupported`` by finding evidence, never by rewording the claim.
+    """
+
+    proposition: str
+    missing_evidence: str
+    claim_id: str
+    proposition_id: str
+    label: UnsupportedLabel
+    ledger_ids: tuple[str, ...] = ()
+    contradicting_ledger_id: str | None = None
+    contradicting_span: tuple[int, int] | None = None
+    ledger_id: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        # Read back from a checkpoint, sequences arrive as lists.
+        object.__setattr__(self, "ledger_ids", tuple(self.ledger_ids))
+        if self.contradicting_span is not None:
+            object.__setattr__(self, "contradicting_span", tuple(self.contradicting_span))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (what the ledger stores and the planner receives)."""
+        return {
+            "proposition": self.proposition,
+            "missing_evidence": self.missing_evidence,
+            "claim_id": self.claim_id,
+            "proposition_id": self.proposition_id,
+            "label": self.label,
+            "ledger_ids": list(self.ledger_ids),
+            "contradicting_ledger_id": self.contradicting_ledger_id,
+            "contradicting_span": list(self.contradicting_span)
+            if self.contradicting_span
+            else None,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any], *, ledger_id: str | None = None) -> Unsupported:
+        """Read back what :meth:`to_dict` produced (from the ledger or a graph state)."""
+        span = raw.get("contradicting_span")
+        return cls(
+            proposition=raw["proposition"],
+            missing_evidence=raw["missing_evidence"],
+            claim_id=raw["claim_id"],
+            proposition_id=raw["proposition_id"],
+            label=raw["label"],
+            ledger_ids=tuple(raw.get("ledger_ids", ())),
+            contradicting_ledger_id=raw.get("contradicting_ledger_id"),
+            contradicting_span=(span[0], span[1]) if span else None,
+            ledger_id=ledger_id if ledger_id is not None else raw.get("ledger_id"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str, *, ledger_id: str | None = None) -> Unsupported:
+        """Read back what the ledger stored as an ``unsupported`` entry."""
+        return cls.from_dict(json.loads(text), ledger_id=ledger_id)

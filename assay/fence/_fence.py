@@ -12,15 +12,23 @@ anything is answered or done.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from sqlalchemy.engine import Engine
 
-from assay.gate import Claim, Handover
-from assay.graph._nodes import (
+from assay.contract import Unsupported
+from assay.errors import UsageError
+from assay.fence import _threads as threads
+from assay.fence._agent import Agent, agent_node
+from assay.fence._components import FenceComponents
+from assay.fence._nodes import (
     Node,
     abstain_node,
     act_node,
@@ -29,21 +37,33 @@ from assay.graph._nodes import (
     policy_node,
     verify_node,
 )
-from assay.graph._result import ActionRecord, PendingGrant, RunResult, RunStatus
-from assay.graph._state import FenceState
-from assay.ledger import canonical_json
-from assay.tool_bus import describe_exception
-from assay.verifier._unsupported import Unsupported
+from assay.fence._result import ActionRecord, PendingGrant, RunResult, RunStatus
+from assay.fence._state import FenceState
+from assay.fence._threads import GraphIdentity
+from assay.gate import Claim, Gate, Handover
+from assay.ledger import Ledger
+from assay.tool_bus import Grants, Policy, ToolBus, ToolRegistry, load_policy
+from assay.verifier import LedgerVerifier
 
 _log = logging.getLogger("assay.fence")
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
-    from assay.control_plane import ControlPlane
-
-Agent = Callable[[FenceState], dict[str, Any]] | Any
 Writer = Callable[[Sequence[Claim], Sequence[Unsupported], Handover | None], str]
+#: Checks a run's input before anything is written, and returns what the graph runs on.
+Prepare = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+FencedGraph = CompiledStateGraph[FenceState, None, FenceState, FenceState]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Fenced:
+    identity: GraphIdentity
+    prepare: Prepare | None
+
+
+# What fence() knows of each graph it compiled; a graph that is gone leaves no entry.
+_FENCED: weakref.WeakKeyDictionary[object, _Fenced] = weakref.WeakKeyDictionary()
 
 
 def compose_answer(
@@ -82,31 +102,50 @@ def compose_answer(
 def fence(
     agent: Agent,
     *,
-    control_plane: ControlPlane,
+    control_plane: FenceComponents,
+    name: str,
+    version: str = "1",
     max_evidence_rounds: int = 2,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     writer: Writer = compose_answer,
     require_no_open_questions: bool = False,
-) -> CompiledStateGraph[FenceState, None, FenceState, FenceState]:
-    """Compile ``agent`` inside the control plane's nodes.
+    policy: str | Path | Mapping[str, Any] | Policy | None = None,
+    prepare: Prepare | None = None,
+) -> FencedGraph:
+    """Compile ``agent`` inside the control plane's nodes, as the graph ``name``
+    (printable, at most 200 characters) at ``version`` (at most 64).
 
     ``agent(state) -> {"handover": Handover | dict}`` may be a callable or any
     runnable (a compiled LangGraph graph included). ``checkpointer`` defaults to the
     control plane's durable one (SQLite or PostgreSQL), which grants need: an
     irreversible call pauses the graph until ``Command(resume=...)``.
+
+    A thread started by this graph belongs to ``name`` and ``version``: the begin
+    node records them in the state, the run's ledger metadata and ``fence_threads``,
+    and refuses a thread another graph started (:class:`~assay.errors.WrongGraph`).
+    ``policy`` (a YAML/JSON file, a mapping or a :class:`~assay.tool_bus.Policy`)
+    holds the auto-approval rules for this graph's irreversible calls, used instead
+    of the control plane's own ``grants.policy``, which stays as it is. ``prepare``
+    is what the runner (``cp.run``) calls on a caller's input before anything is
+    written: it raises :class:`~assay.errors.UsageError` to refuse the input, or
+    returns the ``{"task": ..., "context": ...}`` the graph runs on.
     """
+    identity = threads.check_identity(name, version)
+    if prepare is not None and not callable(prepare):
+        raise UsageError("prepare must be a callable taking the run's input")
+    acting = control_plane if policy is None else _PolicyScoped(control_plane, load_policy(policy))
     builder = StateGraph(FenceState)
-    builder.add_node("begin", _begin(control_plane))
-    builder.add_node("agent", _agent(agent, control_plane))
+    builder.add_node("begin", _begin(control_plane, identity))
+    builder.add_node("agent", agent_node(agent, control_plane))
     builder.add_node(
         "gate", gate_node(control_plane, require_no_open_questions=require_no_open_questions)
     )
     builder.add_node("verify", verify_node(control_plane))
     builder.add_node("abstain", abstain_node(control_plane))
-    builder.add_node("policy", _announcing_pending(policy_node(control_plane)))
-    builder.add_node("grant", grant_node(control_plane))
-    builder.add_node("act", act_node(control_plane))
-    builder.add_node("finish", _finish(writer))
+    builder.add_node("policy", _announcing_pending(acting, policy_node(acting)))
+    builder.add_node("grant", grant_node(acting))
+    builder.add_node("act", act_node(acting))
+    builder.add_node("finish", _finish(control_plane, writer))
     builder.add_edge(START, "begin")
     builder.add_edge("begin", "agent")
     builder.add_edge("agent", "gate")
@@ -118,27 +157,118 @@ def fence(
     builder.add_edge("act", "finish")
     builder.add_edge("finish", END)
     saver = checkpointer if checkpointer is not None else control_plane.checkpointer
-    return builder.compile(checkpointer=saver)
+    graph = builder.compile(checkpointer=saver, name=identity.name)
+    _FENCED[graph] = _Fenced(identity=identity, prepare=prepare)
+    return graph
+
+
+def graph_identity(graph: object) -> GraphIdentity:
+    """The name and version ``graph`` was fenced with; :class:`UsageError` for anything
+    ``fence()`` did not return."""
+    return _fenced(graph).identity
+
+
+def prepared_input(graph: object, value: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``value`` as the graph's ``prepare`` returns it (unchanged without one)."""
+    prepare = _fenced(graph).prepare
+    return value if prepare is None else prepare(value)
+
+
+def _fenced(graph: object) -> _Fenced:
+    try:
+        return _FENCED[graph]
+    except (KeyError, TypeError):
+        raise UsageError(
+            f"{type(graph).__name__} is not a fenced graph: pass the graph fence() returned"
+        ) from None
+
+
+class _PolicyScoped:
+    """The components with grants and a bus of their own, which hold a graph's policy,
+    so that its rules approve this graph's calls and nobody else's."""
+
+    def __init__(self, base: FenceComponents, policy: Policy) -> None:
+        self._base = base
+        self._grants = Grants(
+            base.engine,
+            base.ledger,
+            base.registry,
+            claim_status_source=base.grants.claim_status_source,
+            policy=policy,
+            clock=lambda: base.grants.clock(),
+        )
+        self._bus = ToolBus(
+            base.engine, base.ledger, base.registry, self._grants, timeout_s=base.bus.timeout_s
+        )
+
+    @property
+    def engine(self) -> Engine:
+        return self._base.engine
+
+    @property
+    def ledger(self) -> Ledger:
+        return self._base.ledger
+
+    @property
+    def registry(self) -> ToolRegistry:
+        return self._base.registry
+
+    @property
+    def bus(self) -> ToolBus:
+        return self._bus
+
+    @property
+    def grants(self) -> Grants:
+        return self._grants
+
+    @property
+    def gate(self) -> Gate:
+        return self._base.gate
+
+    @property
+    def verifier(self) -> LedgerVerifier:
+        return self._base.verifier
+
+    @property
+    def checkpointer(self) -> BaseCheckpointSaver[Any]:
+        return self._base.checkpointer
 
 
 class _ConfiguredNode(Protocol):
     def __call__(self, state: FenceState, config: RunnableConfig) -> dict[str, Any]: ...
 
 
-def _begin(control_plane: ControlPlane) -> _ConfiguredNode:
+def _begin(components: FenceComponents, identity: GraphIdentity) -> _ConfiguredNode:
+    """Start the run (or take the one the input names) and bind the thread to this
+    graph; a thread another graph holds is refused before anything is written."""
+
     def begin(state: FenceState, config: RunnableConfig) -> dict[str, Any]:
-        thread_id = str(config.get("configurable", {}).get("thread_id", ""))
+        raw_thread = config.get("configurable", {}).get("thread_id")
+        thread_id = "" if raw_thread is None else threads.check_thread_id(str(raw_thread))
+        if thread_id:
+            held = threads.get(components.engine, thread_id)
+            if held is not None and held.graph != identity:
+                raise threads.wrong_graph(thread_id, held.graph, identity)
         run_id = state.get("run_id")
         previous = state.get("result")
         if not run_id or (previous is not None and previous.run_id == run_id):
             # A thread invoked again with a new task starts a new run.
-            run_id = control_plane.ledger.start_run(metadata={"thread_id": thread_id})
-        control_plane.ledger.append(
+            run_id = components.ledger.start_run(
+                metadata={
+                    "thread_id": thread_id,
+                    "graph": identity.name,
+                    "graph_version": identity.version,
+                }
+            )
+        if thread_id:
+            threads.start(components.engine, thread_id, identity, run_id)
+        components.ledger.append(
             run_id, kind="human_fact", source="user:task", content=state.get("task", "")
         )
         return {
             "run_id": run_id,
             "thread_id": thread_id,
+            "graph": {"name": identity.name, "version": identity.version},
             "round": 0,
             "feedback": [],
             "failure": None,
@@ -151,55 +281,18 @@ def _begin(control_plane: ControlPlane) -> _ConfiguredNode:
     return begin
 
 
-def _agent(agent: Agent, control_plane: ControlPlane) -> Node:
-    """Run the agent; an exception becomes a ``failed`` run, not a crashed graph. Its
-    type, message and formatted traceback (bounded) are kept in the run's ledger as an
-    ``error`` entry (code ``agent_failed``) and logged, so the cause is never lost."""
-
-    def run_agent(state: FenceState) -> dict[str, Any]:
-        try:
-            invoke = getattr(agent, "invoke", None)
-            out = invoke(state) if callable(invoke) else agent(state)
-        except Exception as exc:
-            info = describe_exception(exc)
-            _log.error("the agent raised %s\n%s", info.summary, info.traceback)
-            control_plane.ledger.append(
-                state["run_id"],  # pyright: ignore[reportTypedDictNotRequiredAccess]
-                kind="error",
-                source="agent",
-                content=canonical_json({"code": "agent_failed", **info.as_json()}).decode(),
-                metadata={"code": "agent_failed", "type": info.type},
-            )
-            return {"handover": None, "failure": f"the agent raised {info.summary}"}
-        if not isinstance(out, dict) or "handover" not in out:
-            return {
-                "handover": None,
-                "failure": "the agent must return a dict with a 'handover' key",
-            }
-        return {"handover": out["handover"], "failure": None}
-
-    def fresh_round(state: FenceState) -> dict[str, Any]:
-        # Each round is judged on its own hand-over: nothing carries over silently.
-        return {
-            "accepted": None,
-            "verified": None,
-            "unsupported": [],
-            "gate_errors": [],
-            **run_agent(state),
-        }
-
-    return fresh_round
-
-
-def _announcing_pending(policy: Node) -> Node:
+def _announcing_pending(components: FenceComponents, policy: Node) -> Node:
     """Record an ``awaiting_grant`` result before the grant node pauses, so a paused
-    graph's state already holds the :class:`RunResult` that describes it."""
+    graph's state already holds the :class:`RunResult` that describes it, and the
+    thread is listed as waiting for a grant."""
 
     def policy_then_result(state: FenceState) -> dict[str, Any]:
         update = policy(state)
         if update.get("pending"):
             merged: FenceState = {**state, **update}  # type: ignore[typeddict-item]
             update["result"] = build_result(merged)
+            if state.get("thread_id"):
+                threads.set_status(components.engine, state.get("thread_id", ""), "awaiting_grant")
         return update
 
     return policy_then_result
@@ -222,9 +315,12 @@ def _rounds_left(limit: int) -> Callable[[FenceState], Literal["agent", "finish"
     return route
 
 
-def _finish(writer: Writer) -> Node:
+def _finish(components: FenceComponents, writer: Writer) -> Node:
     def finish(state: FenceState) -> dict[str, Any]:
-        return {"result": build_result(state, writer=writer)}
+        result = build_result(state, writer=writer)
+        if state.get("thread_id"):
+            threads.set_status(components.engine, state.get("thread_id", ""), result.status)
+        return {"result": result}
 
     return finish
 

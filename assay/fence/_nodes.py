@@ -15,20 +15,27 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from langgraph.types import interrupt
+from pydantic import ValidationError
 
-from assay.errors import AssayError
+from assay.contract import Unsupported
+from assay.errors import AlreadyDecided, AssayError, InvalidDecision
+from assay.fence._components import FenceComponents
+from assay.fence._decisions import DecisionStore, StoredDecision
+from assay.fence._review import (
+    IntentDecision,
+    PendingCall,
+    Refusal,
+    ReviewRequest,
+    parse_decision,
+    pending_call,
+)
+from assay.fence._state import FenceState
 from assay.gate import ActionIntent, Handover
-from assay.graph._decision import IntentDecision, InvalidDecision, parse_decision
-from assay.graph._state import FenceState
-from assay.ledger import canonical_json, sha256_hex
+from assay.ledger import LedgerEntry, canonical_json, sha256_hex
 from assay.tool_bus import GrantExists, GrantRequest, ToolNotFound, ToolResult
-from assay.verifier._unsupported import Unsupported
-
-if TYPE_CHECKING:
-    from assay.control_plane import ControlPlane
 
 
 class Node(Protocol):
@@ -37,7 +44,7 @@ class Node(Protocol):
     def __call__(self, state: FenceState) -> dict[str, Any]: ...
 
 
-def gate_node(control_plane: ControlPlane, *, require_no_open_questions: bool = False) -> Node:
+def gate_node(control_plane: FenceComponents, *, require_no_open_questions: bool = False) -> Node:
     """Check the agent's hand-over; an accepted one goes on, errors become feedback."""
 
     def gate(state: FenceState) -> dict[str, Any]:
@@ -56,7 +63,7 @@ def gate_node(control_plane: ControlPlane, *, require_no_open_questions: bool = 
     return gate
 
 
-def verify_node(control_plane: ControlPlane) -> Node:
+def verify_node(control_plane: FenceComponents) -> Node:
     """Fill every asserted proposition's ``entailment``; the only writer of it."""
 
     def verify(state: FenceState) -> dict[str, Any]:
@@ -72,7 +79,7 @@ def verify_node(control_plane: ControlPlane) -> Node:
     return verify
 
 
-def abstain_node(control_plane: ControlPlane) -> Node:
+def abstain_node(control_plane: FenceComponents) -> Node:
     """Turn gate errors and Unsupported propositions into the next round's feedback.
 
     Nothing is reworded here: the agent is told what is missing and must come back
@@ -88,8 +95,9 @@ def abstain_node(control_plane: ControlPlane) -> Node:
     return abstain
 
 
-def policy_node(control_plane: ControlPlane) -> Node:
-    """Grant what policy rules approve; list the irreversible calls left for a person."""
+def policy_node(control_plane: FenceComponents) -> Node:
+    """Grant what policy rules approve; list the irreversible calls left for a person,
+    each as the :class:`PendingCall` a reviewer is shown."""
 
     def policy(state: FenceState) -> dict[str, Any]:
         run_id = state["run_id"]
@@ -98,7 +106,7 @@ def policy_node(control_plane: ControlPlane) -> Node:
             return {"granted": dict(state.get("granted", {})), "pending": []}
         handover = Handover.model_validate(verified)
         granted = dict(state.get("granted", {}))
-        pending: list[dict[str, Any]] = []
+        waiting: list[tuple[ActionIntent, GrantRequest]] = []
         for intent, request in _irreversible(control_plane, run_id, handover):
             if intent.id in granted or intent.id in state.get("denied", {}):
                 continue
@@ -110,62 +118,64 @@ def policy_node(control_plane: ControlPlane) -> Node:
                     "via": grant.via,
                 }
             else:
-                pending.append(_pending_payload(control_plane, handover, intent, request))
-        return {"granted": granted, "pending": pending}
+                waiting.append((intent, request))
+        pending = _describe(control_plane, handover, waiting)
+        return {"granted": granted, "pending": [p.model_dump(mode="json") for p in pending]}
 
     return policy
 
 
-def grant_node(control_plane: ControlPlane) -> Node:
+def grant_node(control_plane: FenceComponents) -> Node:
     """Pause with ``interrupt()`` until a reviewer approves or denies the pending calls.
 
-    Resume with ``Command(resume={"approve": bool, "approver": name, "reason": ...})``
-    for all pending calls, or ``{"decisions": {intent_id: {...}}}`` for each one. Any
-    other value grants and denies nothing: the node pauses again with the same
-    payload plus ``refused`` (why the value is not a decision), records the refusal
-    in the ledger (kind ``error``, code ``invalid_decision``), and waits for a
-    decision. (LangGraph keeps every resume value of a node, so raising instead
-    would leave the run stuck on the bad one.)
+    The interrupt's value is a :class:`~assay.fence.ReviewRequest` as plain JSON. Resume
+    with ``Command(resume=...)`` holding a :class:`~assay.fence.ReviewDecision`:
+    ``{"approve": bool, "approver": name, "reason": ...}`` for all pending calls, or
+    ``{"decisions": {intent_id: {...}}}`` for each one. Any other value grants and
+    denies nothing: the node pauses again with the same request plus ``refused`` (why
+    the value is not a decision), records the refusal in the ledger (kind ``error``,
+    code ``invalid_decision``), and waits for a decision. (LangGraph keeps every
+    resume value of a node, so raising instead would leave the run stuck on the bad
+    one.)
+
+    Each decision is stored (``fence_decisions``) before its grant or denial is
+    issued, and only the first decision on a call is ever stored. When another
+    reviewer or process decided first, this node raises
+    :class:`~assay.errors.AlreadyDecided` naming the decision that stands, and grants
+    or denies nothing itself. A replay of the node (the same decision applied again)
+    finds its own stored decision and goes on.
     """
+    store = DecisionStore(control_plane.engine)
 
     def grant(state: FenceState) -> dict[str, Any]:
-        pending = state.get("pending", [])
-        if not pending:
+        if not state.get("pending"):
             return {}
         run_id = state["run_id"]
-        payload: dict[str, Any] = {"run_id": run_id, "pending": pending}
-        ids = [item["intent_id"] for item in pending]
-        pause = _pause_key(pending, state.get("round", 0))
-        refused = _refused_resumes(control_plane, run_id, pause)
-        index, value = 0, interrupt(payload)
-        while True:
-            try:
-                if index in refused:
-                    # Refused when it arrived. A replay may see it changed by the
-                    # checkpoint's serialiser (a lone surrogate becomes "?"), so the
-                    # ledger's word stands, not a second reading.
-                    raise InvalidDecision(refused[index])
-                decisions = parse_decision(value, ids)
-                break
-            except InvalidDecision as exc:
-                if index not in refused:
-                    _record_refused_decision(control_plane, run_id, pause, index, str(exc))
-                refusal = {"code": "invalid_decision", "message": str(exc)}
-                index, value = index + 1, interrupt({**payload, "refused": refusal})
+        request = ReviewRequest(
+            run_id=run_id,
+            thread_id=state.get("thread_id") or None,
+            pending=_pending_calls(control_plane, state),
+        )
+        decisions = _await_decision(control_plane, request, state.get("round", 0))
+        decided = [(call, decisions[call.intent_id]) for call in request.pending]
+        try:
+            stored = store.record_all(run_id, decided)
+        except AlreadyDecided as exc:
+            _record_rival(control_plane, run_id, exc, decisions)
+            raise
         granted = dict(state.get("granted", {}))
         denied = dict(state.get("denied", {}))
-        for item in pending:
-            decision = decisions[item["intent_id"]]
+        for call, decision in zip(request.pending, stored, strict=True):
             if decision.approve:
-                granted[item["intent_id"]] = _issue(control_plane, state["run_id"], item, decision)
+                granted[call.intent_id] = _issue(control_plane, run_id, call, decision)
             else:
-                denied[item["intent_id"]] = _deny(control_plane, state["run_id"], item, decision)
+                denied[call.intent_id] = _deny(control_plane, run_id, call, decision)
         return {"granted": granted, "denied": denied, "pending": []}
 
     return grant
 
 
-def act_node(control_plane: ControlPlane) -> Node:
+def act_node(control_plane: FenceComponents) -> Node:
     """Run the verified hand-over's action intents through the bus."""
 
     def act(state: FenceState) -> dict[str, Any]:
@@ -187,7 +197,7 @@ def _unsupported_dict(item: Unsupported) -> dict[str, Any]:
 
 
 def _irreversible(
-    control_plane: ControlPlane, run_id: str, handover: Handover
+    control_plane: FenceComponents, run_id: str, handover: Handover
 ) -> list[tuple[ActionIntent, GrantRequest]]:
     out: list[tuple[ActionIntent, GrantRequest]] = []
     for intent in handover.action_intents:
@@ -212,61 +222,76 @@ def _irreversible(
     return out
 
 
-def _pending_payload(
-    control_plane: ControlPlane, handover: Handover, intent: ActionIntent, request: GrantRequest
-) -> dict[str, Any]:
-    """What a reviewer sees: the exact call and every claim it rests on, with verdicts
-    and the ledger spans that support them."""
-    claims = [c for c in handover.claims if c.id in intent.depends_on]
-    spans: dict[str, str] = {}
-    ids = {
+def _describe(
+    control_plane: FenceComponents,
+    handover: Handover,
+    waiting: list[tuple[ActionIntent, GrantRequest]],
+) -> list[PendingCall]:
+    """What a reviewer sees of each waiting call: the exact call and every claim it
+    rests on, with verdicts and the ledger spans that support them."""
+    if not waiting:
+        return []
+    cited = {
         p.entailment.ledger_id
-        for c in claims
+        for c in handover.claims
         for p in c.propositions
         if p.entailment and p.entailment.ledger_id
     }
-    entries = control_plane.ledger.get_many(ids)
-    described: list[dict[str, Any]] = []
-    for claim in claims:
-        props: list[dict[str, Any]] = []
-        for prop in claim.propositions:
-            verdict = prop.entailment
-            span_text = None
-            if verdict and verdict.ledger_id in entries and verdict.span:
-                entry = entries[verdict.ledger_id]
-                span_text = entry.text[verdict.span[0] : verdict.span[1]]
-                spans[verdict.ledger_id] = entry.source
-            props.append(
-                {
-                    "id": prop.id,
-                    "text": prop.text,
-                    "verdict": verdict.model_dump(mode="json") if verdict else None,
-                    "evidence": span_text,
-                }
-            )
-        described.append(
-            {"id": claim.id, "type": claim.type, "text": claim.text, "propositions": props}
-        )
-    return {
-        "intent_id": intent.id,
-        "tool": request.tool,
-        "version": request.version,
-        "args": dict(request.args),
-        "args_sha256": request.args_sha256,
-        "depends_on": list(request.depends_on),
-        "call_id": request.call_id,
-        "claims": described,
-        "sources": spans,
-    }
+    entries: dict[str, LedgerEntry] = control_plane.ledger.get_many(cited)
+    return [pending_call(i, r, handover.claims, entries) for i, r in waiting]
 
 
-def _pause_key(pending: list[dict[str, Any]], round_: int) -> str:
+def _pending_calls(control_plane: FenceComponents, state: FenceState) -> list[PendingCall]:
+    """The state's pending calls, typed. A run paused before the review protocol was
+    typed holds them in an older form: they are described again from the verified
+    hand-over the checkpoint also holds."""
+    raw = state.get("pending", [])
+    try:
+        return [PendingCall.model_validate(item) for item in raw]
+    except ValidationError:
+        handover = Handover.model_validate(state.get("verified"))
+        ids = {item["intent_id"] for item in raw}
+        waiting = [
+            (intent, request)
+            for intent, request in _irreversible(control_plane, state["run_id"], handover)
+            if intent.id in ids
+        ]
+        return _describe(control_plane, handover, waiting)
+
+
+def _await_decision(
+    control_plane: FenceComponents, request: ReviewRequest, round_: int
+) -> dict[str, IntentDecision]:
+    """Interrupt with ``request`` until the resume value is a decision on every
+    pending call; each refused value is recorded and answered with a new pause."""
+    run_id = request.run_id
+    ids = [call.intent_id for call in request.pending]
+    pause = _pause_key(request.pending, round_)
+    refused = _refused_resumes(control_plane, run_id, pause)
+    index, value = 0, interrupt(request.to_interrupt())
+    while True:
+        try:
+            if index in refused:
+                # Refused when it arrived. A replay may see it changed by the
+                # checkpoint's serialiser (a lone surrogate becomes "?"), so the
+                # ledger's word stands, not a second reading.
+                raise InvalidDecision(refused[index])
+            return parse_decision(value, ids)
+        except InvalidDecision as exc:
+            if index not in refused:
+                _record_refused_decision(control_plane, run_id, pause, index, str(exc))
+            refusal = Refusal(code="invalid_decision", message=str(exc))
+            again = request.model_copy(update={"refused": refusal})
+            index, value = index + 1, interrupt(again.to_interrupt())
+
+
+def _pause_key(pending: list[PendingCall], round_: int) -> str:
     """Names one pause: the round and the pending calls it asks about."""
-    calls = [(p["intent_id"], p["args_sha256"]) for p in pending]
+    calls = [(p.intent_id, p.args_sha256) for p in pending]
     return sha256_hex(canonical_json([round_, calls]))[:16]
 
 
-def _refused_resumes(control_plane: ControlPlane, run_id: str, pause: str) -> dict[int, str]:
+def _refused_resumes(control_plane: FenceComponents, run_id: str, pause: str) -> dict[int, str]:
     """Which resume values of this pause were refused, by their index, and why."""
     refused: dict[int, str] = {}
     for entry in control_plane.ledger.entries(run_id, kinds=["error"]):
@@ -277,7 +302,7 @@ def _refused_resumes(control_plane: ControlPlane, run_id: str, pause: str) -> di
 
 
 def _record_refused_decision(
-    control_plane: ControlPlane, run_id: str, pause: str, index: int, message: str
+    control_plane: FenceComponents, run_id: str, pause: str, index: int, message: str
 ) -> None:
     """The audit trail of a resume value that was not a decision, and what later
     replays of the node go by."""
@@ -302,25 +327,45 @@ def intent_call_id(run_id: str, intent_id: str) -> str:
     return f"intent:{run_id}/{intent_id}"
 
 
-def _request(run_id: str, item: Mapping[str, Any]) -> GrantRequest:
-    return GrantRequest.for_call(
+def _record_rival(
+    control_plane: FenceComponents,
+    run_id: str,
+    refusal: AlreadyDecided,
+    decisions: Mapping[str, IntentDecision],
+) -> None:
+    """The audit trail of a decision that came after another on the same call: what
+    was attempted, and which decision stands."""
+    standing = refusal.decision
+    attempted = decisions.get(str(standing.get("intent_id")))
+    body = {
+        "code": "already_decided",
+        "message": str(refusal),
+        "standing": standing,
+        "attempted": attempted.model_dump(mode="json") if attempted is not None else None,
+    }
+    control_plane.ledger.append(
         run_id,
-        item["tool"],
-        item["version"],
-        item["args"],
-        item["depends_on"],
-        call_id=item.get("call_id") or intent_call_id(run_id, item["intent_id"]),
+        kind="error",
+        source="assay.grant",
+        content=canonical_json(body).decode(),
+        metadata={"code": "already_decided", "call_id": str(standing.get("call_id"))},
+    )
+
+
+def _request(run_id: str, call: PendingCall) -> GrantRequest:
+    return GrantRequest.for_call(
+        run_id, call.tool, call.version, call.args, call.depends_on, call_id=call.call_id
     )
 
 
 def _issue(
-    control_plane: ControlPlane, run_id: str, item: Mapping[str, Any], decision: IntentDecision
+    control_plane: FenceComponents, run_id: str, call: PendingCall, decision: StoredDecision
 ) -> dict[str, Any]:
-    """A grant for the reviewer's approval; when the call already has one (another
-    process resumed the same run first), that one stands and is reported."""
+    """A grant for the reviewer's approval; when the call already has one (the same
+    decision applied by another process first), that one stands and is reported."""
     try:
         grant = control_plane.grants.issue(
-            run_id, _request(run_id, item), approver=decision.approver
+            run_id, _request(run_id, call), approver=decision.approver
         )
     except GrantExists as exc:
         grant = exc.grant
@@ -330,16 +375,20 @@ def _issue(
 
 
 def _deny(
-    control_plane: ControlPlane, run_id: str, item: Mapping[str, Any], decision: IntentDecision
+    control_plane: FenceComponents, run_id: str, call: PendingCall, decision: StoredDecision
 ) -> dict[str, Any]:
+    """The denial's ledger record. Its content is the stored decision's, so applying
+    the same decision again finds the entry already written."""
     record = {
         "decision": "denied",
-        "intent_id": item["intent_id"],
-        "tool": item["tool"],
-        "version": item["version"],
-        "args_sha256": item["args_sha256"],
+        "intent_id": call.intent_id,
+        "call_id": call.call_id,
+        "tool": call.tool,
+        "version": call.version,
+        "args_sha256": call.args_sha256,
         "approver": decision.approver,
         "reason": decision.reason or "denied by the reviewer",
+        "decided_at": decision.as_dict()["decided_at"],
     }
     entry = control_plane.ledger.append(
         run_id,
@@ -352,7 +401,7 @@ def _deny(
 
 
 def _act_one(
-    control_plane: ControlPlane, state: FenceState, intent: ActionIntent
+    control_plane: FenceComponents, state: FenceState, intent: ActionIntent
 ) -> dict[str, Any]:
     base = {
         "intent_id": intent.id,
@@ -405,7 +454,7 @@ _POLL_S = 0.2
 
 
 def _call_and_wait(
-    control_plane: ControlPlane,
+    control_plane: FenceComponents,
     run_id: str,
     intent: ActionIntent,
     granted: Mapping[str, Any],

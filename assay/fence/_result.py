@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
+from assay.contract import Unsupported
 from assay.gate import Claim
-from assay.verifier._unsupported import Unsupported
 
 RunStatus = Literal["answered", "abstained", "awaiting_grant", "failed"]
+#: Where a thread stands: ``running`` while a node runs, else its run's ``RunStatus``.
+ThreadState = Literal["running", "awaiting_grant", "answered", "abstained", "failed"]
 ActionStatus = Literal["executed", "denied", "failed", "not_run"]
 
 
@@ -79,3 +82,24 @@ class RunResult:
         # Checkpoints store sequences as lists; a result read back is the same value.
         for name in ("claims", "unsupported", "pending_grants", "actions", "errors"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThreadStatus:
+    """Where a thread stands, read from the database alone (no graph needed).
+
+    ``graph_name`` / ``graph_version`` name the fenced graph that started the thread
+    (only that graph may resume it), ``run_id`` its current run, ``status`` its
+    state. ``result`` is that run's latest :class:`RunResult` as the thread's last
+    checkpoint in the control plane's saver holds it (``None`` while a new run has
+    not produced one yet, or when the graph was compiled with a saver of its own).
+    """
+
+    thread_id: str
+    graph_name: str
+    graph_version: str
+    run_id: str | None
+    status: ThreadState
+    created_at: datetime
+    updated_at: datetime
+    result: RunResult | None = None

@@ -6,18 +6,7 @@ has checked it: :class:`Gate` for hand-overs between agents, :func:`validate_rep
 :func:`annotate` and :func:`self_correcting` for replies to people.
 """
 
-from assay.gate._correction import self_correcting
-from assay.gate._gate import Gate, ToolLookup
-from assay.gate._identifiers import extract_identifiers, identifier_in_evidence
-from assay.gate._manifest import (
-    Artifact,
-    DecisionSummary,
-    Phase,
-    Record,
-    RunManifest,
-    build_manifest,
-)
-from assay.gate._models import (
+from assay.contract import (
     HANDOVER_SCHEMA_ID,
     HANDOVER_SCHEMA_VERSION,
     ActionIntent,
@@ -31,11 +20,22 @@ from assay.gate._models import (
     handover_json_schema,
     handover_json_schema_text,
 )
+from assay.gate._correction import self_correcting
+from assay.gate._gate import Gate, ToolLookup
+from assay.gate._identifiers import extract_identifiers, identifier_in_evidence
+from assay.gate._manifest import (
+    Artifact,
+    DecisionSummary,
+    Phase,
+    Record,
+    RunManifest,
+    build_manifest,
+)
 from assay.gate._records import (
     GATE_ERROR_CODES,
     GateCheck,
     GateDecision,
-    GateError,
+    GateFinding,
     Identifier,
     IdentifierKind,
     ReplyReport,
@@ -54,7 +54,7 @@ __all__ = [
     "Gate",
     "GateCheck",
     "GateDecision",
-    "GateError",
+    "GateFinding",
     "Handover",
     "Identifier",
     "IdentifierKind",

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from assay._values import ungrounded_values
+from assay.contract import Claim, Handover
 from assay.gate._checks import path
-from assay.gate._models import Claim, Handover
-from assay.gate._records import GateError
+from assay.gate._records import GateFinding
 from assay.ledger import LedgerEntry
 
 __all__ = ["argument_value_errors", "intent_claims"]
@@ -46,7 +46,7 @@ def argument_value_errors(
     index: int,
     schema: Mapping[str, Any],
     entries: Mapping[str, LedgerEntry],
-) -> list[GateError]:
+) -> list[GateFinding]:
     """``ungrounded_argument`` for each value of intent ``index`` that neither its
     claims nor their cited evidence write."""
     intent = handover.action_intents[index]
@@ -57,7 +57,7 @@ def argument_value_errors(
             texts.append(prop.text)
             texts += [entries[i].text for i in prop.ledger_ids if i in entries]
     return [
-        GateError(
+        GateFinding(
             code="ungrounded_argument",
             path=_json_path(index, pointer),
             message=f"{intent.tool}: {why}; an argument must come from the claims the "

@@ -1,4 +1,4 @@
-"""The gate's built-in checks. Each is ``(run_id, handover, entries) -> [GateError]``.
+"""The gate's built-in checks. Each is ``(run_id, handover, entries) -> [GateFinding]``.
 
 ``entries`` holds every ledger entry the hand-over cites that exists (in any run), so
 a check never queries the database; citations that fail a check here are still
@@ -16,11 +16,11 @@ from typing import Any, cast
 from pydantic import JsonValue, ValidationError
 
 from assay._limits import MAX_AGENT_CHARS, MAX_HANDOVER_BYTES, MAX_JSON_DEPTH, json_depth_ok
+from assay.contract import Handover, Proposition
 from assay.errors import InvalidHandover
 from assay.gate._identifiers import evidence as prepared
 from assay.gate._identifiers import extract_identifiers, found_in
-from assay.gate._models import Handover, Proposition
-from assay.gate._records import GateError
+from assay.gate._records import GateFinding
 from assay.ledger import EVIDENCE_KINDS, LedgerEntry
 
 Entries = dict[str, LedgerEntry]
@@ -59,7 +59,7 @@ def _quote(text: str) -> str:
 # --- schema -----------------------------------------------------------------------
 
 
-def parse(raw: object) -> tuple[Handover | None, list[GateError]]:
+def parse(raw: object) -> tuple[Handover | None, list[GateFinding]]:
     """Validate ``raw`` (a dict or a model) into a :class:`Handover`, or say why not.
 
     A filled ``entailment`` is reported as ``entailment_preset`` whatever its shape,
@@ -76,7 +76,7 @@ def parse(raw: object) -> tuple[Handover | None, list[GateError]]:
     _check_bounds(raw)
     preset = list(_preset_entailments(raw))
     errors = [
-        GateError(code="entailment_preset", path=path(*loc), message=_PRESET_MESSAGE)
+        GateFinding(code="entailment_preset", path=path(*loc), message=_PRESET_MESSAGE)
         for loc in preset
     ]
     try:
@@ -87,7 +87,7 @@ def parse(raw: object) -> tuple[Handover | None, list[GateError]]:
             if any(loc[: len(p)] == p for p in preset):
                 continue
             errors.append(
-                GateError(code="schema_violation", path=path(*loc), message=_schema_message(err))
+                GateFinding(code="schema_violation", path=path(*loc), message=_schema_message(err))
             )
         return None, errors
 
@@ -158,11 +158,11 @@ def _schema_message(err: Mapping[str, Any]) -> str:
 # --- built-in checks ----------------------------------------------------------------
 
 
-def check_run(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+def check_run(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     if handover.run_id == run_id:
         return []
     return [
-        GateError(
+        GateFinding(
             code="run_mismatch",
             path=path("run_id"),
             message=f"the hand-over names run {handover.run_id!r} but is checked in {run_id!r}",
@@ -170,10 +170,10 @@ def check_run(run_id: str, handover: Handover, entries: Entries) -> list[GateErr
     ]
 
 
-def check_status(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+def check_status(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     if handover.status == "failed" and not handover.errors:
         return [
-            GateError(
+            GateFinding(
                 code="failed_without_errors",
                 path=path("errors"),
                 message="a failed hand-over must say what failed in errors[]",
@@ -182,9 +182,9 @@ def check_status(run_id: str, handover: Handover, entries: Entries) -> list[Gate
     return []
 
 
-def check_entailment(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+def check_entailment(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     return [
-        GateError(
+        GateFinding(
             code="entailment_preset",
             path=path("claims", i, "propositions", j, "entailment"),
             message=_PRESET_MESSAGE,
@@ -195,13 +195,13 @@ def check_entailment(run_id: str, handover: Handover, entries: Entries) -> list[
     ]
 
 
-def check_citations(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+def check_citations(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     """Evidence is required where claimed, exists, is of this run and is citable."""
-    errors: list[GateError] = []
+    errors: list[GateFinding] = []
     for i, claim in enumerate(handover.claims):
         if claim.type in _NEEDS_EVIDENCE and not claim.propositions:
             errors.append(
-                GateError(
+                GateFinding(
                     code="missing_ledger_ids",
                     path=path("claims", i, "propositions"),
                     message=f"an {claim.type} needs at least one proposition citing evidence",
@@ -211,7 +211,7 @@ def check_citations(run_id: str, handover: Handover, entries: Entries) -> list[G
             where = ("claims", i, "propositions", j, "ledger_ids")
             if claim.type in _NEEDS_EVIDENCE and not prop.ledger_ids:
                 errors.append(
-                    GateError(
+                    GateFinding(
                         code="missing_ledger_ids",
                         path=path(*where),
                         message=f"an {claim.type} proposition must cite ledger evidence; "
@@ -227,21 +227,21 @@ def check_citations(run_id: str, handover: Handover, entries: Entries) -> list[G
 
 def _citation_error(
     run_id: str, lid: str, entry: LedgerEntry | None, where: str
-) -> GateError | None:
+) -> GateFinding | None:
     if entry is None:
-        return GateError(
+        return GateFinding(
             code="unknown_ledger_id",
             path=where,
             message=f"no ledger entry {lid!r}: cite only entries the ledger holds",
         )
     if entry.run_id != run_id:
-        return GateError(
+        return GateFinding(
             code="foreign_run_ledger_id",
             path=where,
             message=f"{lid!r} belongs to run {entry.run_id!r}, not this run",
         )
     if entry.kind not in EVIDENCE_KINDS:
-        return GateError(
+        return GateFinding(
             code="uncitable_entry",
             path=where,
             message=f"{lid!r} is a {entry.kind!r} record, not evidence; cite the "
@@ -256,9 +256,9 @@ def evidence_of(run_id: str, prop: Proposition, entries: Entries) -> list[Ledger
     return [e for e in found if e is not None and e.run_id == run_id and e.is_evidence]
 
 
-def check_quotes(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+def check_quotes(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     """A Quote proposition's text occurs byte for byte in one of its cited entries."""
-    errors: list[GateError] = []
+    errors: list[GateFinding] = []
     for i, claim in enumerate(handover.claims):
         if claim.type != "Quote":
             continue
@@ -267,7 +267,7 @@ def check_quotes(run_id: str, handover: Handover, entries: Entries) -> list[Gate
             needle = prop.text.encode("utf-8")
             if evidence and not any(needle in e.content_bytes for e in evidence):
                 errors.append(
-                    GateError(
+                    GateFinding(
                         code="quote_mismatch",
                         path=path("claims", i, "propositions", j, "text"),
                         message="the quoted text does not occur verbatim in any cited entry "
@@ -277,19 +277,19 @@ def check_quotes(run_id: str, handover: Handover, entries: Entries) -> list[Gate
     return errors
 
 
-def check_dependencies(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+def check_dependencies(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     """Every ``depends_on`` names a claim, proposition or action intent; no cycles."""
     known = {c.id for c in handover.claims}
     known |= {p.id for c in handover.claims for p in c.propositions}
     intents = {a.id for a in handover.action_intents}
-    errors: list[GateError] = []
+    errors: list[GateFinding] = []
     graph: dict[str, list[str]] = {}
     for i, intent in enumerate(handover.action_intents):
         graph[intent.id] = [d for d in intent.depends_on if d in intents]
         for k, dep in enumerate(intent.depends_on):
             if dep not in known and dep not in intents:
                 errors.append(
-                    GateError(
+                    GateFinding(
                         code="dangling_dependency",
                         path=path("action_intents", i, "depends_on", k),
                         message=f"{dep!r} is not a claim, proposition or action intent of "
@@ -302,7 +302,7 @@ def check_dependencies(run_id: str, handover: Handover, entries: Entries) -> lis
         cycle: Sequence[str] = exc.args[1]
         index = next(i for i, a in enumerate(handover.action_intents) if a.id == cycle[0])
         errors.append(
-            GateError(
+            GateFinding(
                 code="dependency_cycle",
                 path=path("action_intents", index, "depends_on"),
                 message="action intents depend on each other in a cycle: " + " -> ".join(cycle),
@@ -311,9 +311,9 @@ def check_dependencies(run_id: str, handover: Handover, entries: Entries) -> lis
     return errors
 
 
-def check_open_questions(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+def check_open_questions(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     return [
-        GateError(
+        GateFinding(
             code="unresolved_open_question",
             path=path("open_questions", i),
             message=f"question {q.id!r} is still open and the receiving step requires none; "
@@ -327,9 +327,9 @@ def check_open_questions(run_id: str, handover: Handover, entries: Entries) -> l
 # --- identifier provenance -----------------------------------------------------------
 
 
-def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     """Every identifier in a claim, proposition or action argument occurs in its evidence."""
-    errors: list[GateError] = []
+    errors: list[GateFinding] = []
     claim_evidence: dict[str, list[LedgerEntry]] = {}
     for i, claim in enumerate(handover.claims):
         union: list[LedgerEntry] = []
@@ -351,7 +351,7 @@ def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list
 
 def _proposition_provenance(
     where: tuple[str | int, ...], prop: Proposition, evidence: list[LedgerEntry]
-) -> list[GateError]:
+) -> list[GateFinding]:
     tool_origin = _says_tool(prop.text)
     texts: list[tuple[Where, str]] = [((*where, "text"), prop.text)]
     texts += [((*where, "args", k), a) for k, a in enumerate(prop.args or [])]
@@ -359,7 +359,7 @@ def _proposition_provenance(
     only_user = bool(evidence) and all(e.kind == "human_fact" for e in evidence)
     if tool_origin and only_user and not any(e.code == "provenance_mismatch" for e in errors):
         errors.append(
-            GateError(
+            GateFinding(
                 code="provenance_mismatch",
                 path=path(*where, "ledger_ids"),
                 message="the proposition says its value came from a tool but cites only "
@@ -371,12 +371,12 @@ def _proposition_provenance(
 
 def _text_provenance(
     texts: list[tuple[Where, str]], evidence: list[LedgerEntry], *, tool_origin: bool
-) -> list[GateError]:
+) -> list[GateFinding]:
     # Each evidence text prepared once (its matching form and what is derived from
     # it), not once per identifier: the preparation hashes the whole text.
     tool_texts = [prepared(e.text) for e in evidence if e.kind != "human_fact"]
     user_texts = [prepared(e.text) for e in evidence if e.kind == "human_fact"]
-    errors: list[GateError] = []
+    errors: list[GateFinding] = []
     for where, text in texts:
         for ident in extract_identifiers(text):
             if any(found_in(ident, *t) for t in tool_texts):
@@ -384,7 +384,7 @@ def _text_provenance(
             if any(found_in(ident, *t) for t in user_texts):
                 if tool_origin:
                     errors.append(
-                        GateError(
+                        GateFinding(
                             code="provenance_mismatch",
                             path=path(*where),
                             message=f"{ident.value!r} is said to come from a tool but occurs only "
@@ -393,7 +393,7 @@ def _text_provenance(
                     )
                 continue
             errors.append(
-                GateError(
+                GateFinding(
                     code="unverified_identifier",
                     path=path(*where),
                     message=f"{ident.kind} {ident.value!r} does not occur in the cited evidence",

@@ -2,7 +2,7 @@
 
 Nothing an agent produces reaches the next agent, the verifier or a person unless
 :meth:`Gate.check` accepted it. The gate never calls a model; every refusal is a
-list of :class:`GateError` (code, JSONPath, message), all of them at once, so the
+list of :class:`GateFinding` (code, JSONPath, message), all of them at once, so the
 author can fix everything in one more turn.
 """
 
@@ -13,11 +13,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from assay.contract import HANDOVER_SCHEMA_VERSION, Handover
 from assay.errors import InvalidHandover
 from assay.gate import _checks, _lookalikes
 from assay.gate._arguments import argument_value_errors
-from assay.gate._models import HANDOVER_SCHEMA_VERSION, Handover
-from assay.gate._records import GateCheck, GateDecision, GateError, ReplyReport
+from assay.gate._records import GateCheck, GateDecision, GateFinding, ReplyReport
 from assay.gate._reply import Conversation, reply_report
 from assay.ledger import Ledger, LedgerEntry, canonical_json
 from assay.tool_bus import ToolNotFound, ToolSpec, argument_errors
@@ -39,7 +39,7 @@ class ToolLookup(Protocol):
 class Gate:
     """Checks hand-overs against the schema, the ledger and the tool registry.
 
-    Extra checks (callables ``(run_id, handover, entries_by_id) -> [GateError]``)
+    Extra checks (callables ``(run_id, handover, entries_by_id) -> [GateFinding]``)
     run after the built-in ones, in the order they were added; ``entries_by_id``
     holds every ledger entry the hand-over cites that exists.
     """
@@ -77,30 +77,34 @@ class Gate:
         *,
         require_no_open_questions: bool = False,
     ) -> GateDecision:
-        """Decide on ``handover``; append it (kind ``handover``) and the decision.
+        """Decide on ``handover``; append it (kind ``handover``) and the decision, in
+        one ledger transaction.
 
         Raises :class:`~assay.UnknownRun` for a run the ledger does not hold (a usage
         mistake); anything wrong with the hand-over itself is a rejection, never an
         exception.
         """
-        self._ledger.run(run_id)
+        self._ledger.require_run(run_id)
         try:
             model, errors = _checks.parse(handover)
         except InvalidHandover as exc:
             # Too deep or too large to check or to store: refused, and recorded as a
             # bounded note of what was refused instead of the value itself.
-            model, errors = None, [GateError(code="schema_violation", path="$", message=str(exc))]
+            model, errors = None, [GateFinding(code="schema_violation", path="$", message=str(exc))]
             handover = {"refused_before_parsing": str(exc)}
         if model is not None:
             errors = self.errors(run_id, model, require_no_open_questions=require_no_open_questions)
-        received = self._record_handover(run_id, model, handover)
-        decision = GateDecision(
-            accepted=not errors,
-            errors=tuple(errors),
-            handover=model,
-            handover_entry_id=received.id,
-        )
-        recorded = self._record_decision(run_id, decision)
+        source, content, meta = _handover_record(model, handover)
+        # The hand-over and the decision on it are written together, or not at all.
+        with self._ledger.batch(run_id) as batch:
+            received = batch.append(kind="handover", source=source, content=content, metadata=meta)
+            decision = GateDecision(
+                accepted=not errors,
+                errors=tuple(errors),
+                handover=model,
+                handover_entry_id=received.id,
+            )
+            recorded = batch.append(kind="gate_decision", **_decision_record(decision))
         return GateDecision(
             accepted=decision.accepted,
             errors=decision.errors,
@@ -111,11 +115,11 @@ class Gate:
 
     def errors(
         self, run_id: str, handover: Handover, *, require_no_open_questions: bool = False
-    ) -> list[GateError]:
+    ) -> list[GateFinding]:
         """Every error of an already-validated hand-over, without recording anything."""
         cited = {lid for c in handover.claims for p in c.propositions for lid in p.ledger_ids}
         entries = self._ledger.get_many(cited)
-        errors: list[GateError] = []
+        errors: list[GateFinding] = []
         for check in self._checks:
             errors += check(run_id, handover, entries)
         if require_no_open_questions:
@@ -141,13 +145,13 @@ class Gate:
 
     def _check_actions(
         self, run_id: str, handover: Handover, entries: Mapping[str, LedgerEntry]
-    ) -> list[GateError]:
-        errors: list[GateError] = []
+    ) -> list[GateFinding]:
+        errors: list[GateFinding] = []
         for i, intent in enumerate(handover.action_intents):
             where = _checks.path("action_intents", i, "tool")
             if self._registry is None:
                 errors.append(
-                    GateError(
+                    GateFinding(
                         code="unknown_tool",
                         path=where,
                         message="no tool registry is configured for this gate",
@@ -158,12 +162,12 @@ class Gate:
                 spec = self._registry.get(intent.tool, intent.version)
             except ToolNotFound as exc:
                 hint = f" (did you mean {', '.join(exc.suggestions)}?)" if exc.suggestions else ""
-                errors.append(GateError(code=exc.code, path=where, message=f"{exc}{hint}"))
+                errors.append(GateFinding(code=exc.code, path=where, message=f"{exc}{hint}"))
                 continue
             invalid = argument_errors(spec, intent.args)
             for detail in invalid:
                 errors.append(
-                    GateError(
+                    GateFinding(
                         code="invalid_action_args",
                         path=_checks.path("action_intents", i, "args", *_pointer(detail.path)),
                         message=f"{intent.tool}@{spec.version}: {detail.message}",
@@ -173,42 +177,43 @@ class Gate:
                 errors += argument_value_errors(handover, i, spec.input_schema, entries)
         return errors
 
-    # --- recording --------------------------------------------------------------------
 
-    def _record_handover(self, run_id: str, model: Handover | None, raw: object) -> LedgerEntry:
-        if model is not None:
-            content = _raw_json(model.model_dump(mode="json"))
-            agent = _clean(model.from_agent)
-            meta: dict[str, Any] = {"from_agent": agent, "status": model.status, "valid": True}
-        else:
-            content, agent = _raw_json(raw), _raw_agent(raw)
-            meta = {"from_agent": agent, "valid": False}
-        source = agent if agent and agent.strip() else _UNKNOWN_AGENT
-        meta["schema_version"] = HANDOVER_SCHEMA_VERSION
-        return self._ledger.append(
-            run_id, kind="handover", source=source, content=content, metadata=meta
-        )
+# --- recording ------------------------------------------------------------------------
 
-    def _record_decision(self, run_id: str, decision: GateDecision) -> LedgerEntry:
-        kept = decision.errors[:_MAX_RECORDED_ERRORS]
-        body = {
-            "accepted": decision.accepted,
-            "handover_id": decision.handover_entry_id,
-            "errors": [{"code": e.code, "path": e.path, "message": e.message} for e in kept],
-            "errors_not_recorded": len(decision.errors) - len(kept),
-        }
-        meta = {
-            "handover_id": decision.handover_entry_id,
-            "accepted": decision.accepted,
-            "codes": sorted(decision.codes),
-        }
-        return self._ledger.append(
-            run_id,
-            kind="gate_decision",
-            source=GATE_SOURCE,
-            content=canonical_json(body).decode("utf-8"),
-            metadata=meta,
-        )
+
+def _handover_record(model: Handover | None, raw: object) -> tuple[str, str, dict[str, Any]]:
+    """The source, content and metadata of the ``handover`` entry."""
+    if model is not None:
+        content = _raw_json(model.model_dump(mode="json"))
+        agent = _clean(model.from_agent)
+        meta: dict[str, Any] = {"from_agent": agent, "status": model.status, "valid": True}
+    else:
+        content, agent = _raw_json(raw), _raw_agent(raw)
+        meta = {"from_agent": agent, "valid": False}
+    source = agent if agent and agent.strip() else _UNKNOWN_AGENT
+    meta["schema_version"] = HANDOVER_SCHEMA_VERSION
+    return source, content, meta
+
+
+def _decision_record(decision: GateDecision) -> dict[str, Any]:
+    """The source, content and metadata of the ``gate_decision`` entry."""
+    kept = decision.errors[:_MAX_RECORDED_ERRORS]
+    body = {
+        "accepted": decision.accepted,
+        "handover_id": decision.handover_entry_id,
+        "errors": [{"code": e.code, "path": e.path, "message": e.message} for e in kept],
+        "errors_not_recorded": len(decision.errors) - len(kept),
+    }
+    meta = {
+        "handover_id": decision.handover_entry_id,
+        "accepted": decision.accepted,
+        "codes": sorted(decision.codes),
+    }
+    return {
+        "source": GATE_SOURCE,
+        "content": canonical_json(body).decode("utf-8"),
+        "metadata": meta,
+    }
 
 
 def _raw_json(raw: object) -> str:

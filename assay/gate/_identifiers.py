@@ -108,7 +108,7 @@ class Evidence:
     nbytes: int
 
 
-def _index(text: str) -> Evidence:
+def index_evidence(text: str) -> Evidence:
     norm = normalise(text)
     spans = find(norm.search)
     hashes = sorted({m.group().lower() for m in HEX.finditer(norm.text) if _has_digit(m.group())})
@@ -131,7 +131,7 @@ def _index(text: str) -> Evidence:
 
 
 #: Evidence derived from texts, by SHA-256 of the text, at most 32 MiB.
-EVIDENCE_CACHE: DigestCache[Evidence] = DigestCache(_index, lambda e: e.nbytes)
+EVIDENCE_CACHE: DigestCache[Evidence] = DigestCache(index_evidence, lambda e: e.nbytes)
 
 
 def evidence(text: str) -> tuple[str, Evidence]:

@@ -34,10 +34,10 @@ from typing import Literal
 
 from pydantic import JsonValue
 
+from assay.contract import Handover
 from assay.gate._checks import Entries, Where, path
 from assay.gate._identifiers import expanded_characters, identifiers_of
-from assay.gate._models import Handover
-from assay.gate._records import GateError, Identifier, IdentifierKind
+from assay.gate._records import GateFinding, Identifier, IdentifierKind
 from assay.gate._unicode import (
     BIDI_CONTROLS,
     VARIATION_SELECTORS,
@@ -266,9 +266,9 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 # --- the gate check ----------------------------------------------------------------
 
 
-def check_characters(run_id: str, handover: Handover, entries: Entries) -> list[GateError]:
+def check_characters(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     """Claims, propositions and action arguments hold no text built to be misread."""
-    errors: list[GateError] = []
+    errors: list[GateFinding] = []
     for where, text in _texts(handover):
         if text.isascii():
             continue  # nothing invisible, no other script
@@ -280,7 +280,7 @@ def check_characters(run_id: str, handover: Handover, entries: Entries) -> list[
         if len(problems) > _MAX_PROBLEMS:
             shown.append(f"and {len(problems) - _MAX_PROBLEMS} more")
         errors.append(
-            GateError(
+            GateFinding(
                 code=SUSPICIOUS_CHARACTERS,
                 path=path(*where),
                 message="; ".join(shown) + " (write identifiers as the evidence has them)",

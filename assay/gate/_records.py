@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from assay.gate._models import Handover
+from assay.contract import Handover
 from assay.ledger import LedgerEntry
 
 IdentifierKind = Literal["hash", "uuid", "url", "path", "ticket", "amount", "date", "quantity"]
@@ -38,7 +38,7 @@ GATE_ERROR_CODES: frozenset[str] = frozenset(
 
 
 @dataclass(frozen=True, kw_only=True)
-class GateError:
+class GateFinding:
     """One reason a hand-over is refused.
 
     ``path`` is a JSONPath into the hand-over (``$`` is the whole document, e.g.
@@ -61,7 +61,7 @@ class GateDecision:
     """
 
     accepted: bool
-    errors: tuple[GateError, ...]
+    errors: tuple[GateFinding, ...]
     handover: Handover | None
     handover_entry_id: str | None = None
     decision_entry_id: str | None = None
@@ -74,7 +74,7 @@ class GateDecision:
 
 #: An extra gate check: ``(run_id, handover, ledger_entries_by_id) -> errors``. The
 #: entries are every ledger entry the hand-over cites that exists, in any run.
-GateCheck = Callable[[str, Handover, dict[str, LedgerEntry]], list[GateError]]
+GateCheck = Callable[[str, Handover, dict[str, LedgerEntry]], list[GateFinding]]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,5 +1,6 @@
 """The append-only, content-hashed, hash-chained citation ledger."""
 
+from assay.ledger._append import LedgerBatch
 from assay.ledger._hashing import canonical_json, sha256_hex
 from assay.ledger._ledger import DEFAULT_MAX_CONTENT_BYTES, Ledger
 from assay.ledger._records import (
@@ -25,6 +26,7 @@ __all__ = [
     "EvidenceKind",
     "Kind",
     "Ledger",
+    "LedgerBatch",
     "LedgerEntry",
     "RecordKind",
     "RunInfo",

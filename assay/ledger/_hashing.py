@@ -11,10 +11,81 @@ import rfc8785
 
 from assay.errors import InvalidMetadata
 
+#: The largest integer RFC 8785 writes (a JSON number is a double).
+_MAX_SAFE_INTEGER = 2**53 - 1
+
 
 def canonical_json(value: Any) -> bytes:
-    """RFC 8785 canonical JSON: sorted keys, no whitespace, fixed number format."""
+    """RFC 8785 canonical JSON: sorted keys, no whitespace, fixed number format.
+
+    Values that the standard library's encoder writes byte for byte as RFC 8785 does
+    (see :func:`_json_writes_it_canonically`) are written by it, in C; anything else
+    by ``rfc8785``, which also raises what it raises for values it refuses.
+    """
+    if _json_writes_it_canonically(value):
+        return json.dumps(
+            value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+        ).encode("utf-8")
     return rfc8785.dumps(value)
+
+
+#: The walk gives up (and ``rfc8785`` decides) past this depth or this many values.
+_FAST_MAX_DEPTH = 64
+_FAST_MAX_VALUES = 100_000
+
+
+def _json_writes_it_canonically(value: Any) -> bool:
+    """Whether ``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+    writes ``value`` exactly as RFC 8785 does.
+
+    It does for None, booleans, integers within 2**53, strings without a lone
+    surrogate (both escape ``"``, ``\\`` and control characters alike and leave
+    everything else as it is), floats that are not whole numbers between 1e-4 and
+    1e16 (both write the shortest round-trip digits, in plain notation), lists,
+    tuples and dicts of those whose keys sort alike by code point and by UTF-16 code
+    unit (no character from U+E000 on). Exact types only: a subclass may write
+    itself differently.
+    """
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    seen = 0
+    while stack:
+        item, depth = stack.pop()
+        seen += 1
+        if depth > _FAST_MAX_DEPTH or seen > _FAST_MAX_VALUES:
+            return False
+        kind = type(item)
+        if item is None or kind is bool:
+            continue
+        if kind is int:
+            if not -_MAX_SAFE_INTEGER <= item <= _MAX_SAFE_INTEGER:
+                return False
+        elif kind is str:
+            if not _utf8(item):
+                return False
+        elif kind is float:
+            if item.is_integer() or not 1e-4 <= abs(item) < 1e16:
+                return False
+        elif kind is list or kind is tuple:
+            stack.extend((child, depth + 1) for child in item)
+        elif kind is dict:
+            for key, child in item.items():
+                if type(key) is not str or not _utf8(key) or (key and max(key) >= "\ue000"):
+                    return False
+                stack.append((child, depth + 1))
+        else:
+            return False
+    return True
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def sha256_hex(data: bytes) -> str:
@@ -37,7 +108,19 @@ def normalise_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, An
         text = canonical_json(dict(metadata)).decode("utf-8")
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
         raise InvalidMetadata(f"metadata is not expressible as canonical JSON: {exc}") from exc
-    return json.loads(text), text
+    try:
+        return json.loads(text, parse_int=_safe_int), text
+    except ValueError as exc:
+        raise InvalidMetadata(f"metadata is not expressible as canonical JSON: {exc}") from None
+
+
+def _safe_int(literal: str) -> int:
+    """An integer of canonical JSON, refused beyond 2**53: RFC 8785 writes a float such
+    as 2.0**53 with integer digits, which read back is an integer it cannot write."""
+    value = int(literal)
+    if not -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
+        raise ValueError(f"{literal} is beyond the integers JSON numbers hold exactly (2**53)")
+    return value
 
 
 def entry_hash(
@@ -49,32 +132,69 @@ def entry_hash(
     content_sha256: str,
     metadata: Mapping[str, Any],
     prev_hash: str,
+    metadata_text: str | None = None,
 ) -> str:
-    """sha256 of the canonical JSON of the fields that an entry's identity rests on."""
-    payload = {
+    """sha256 of the canonical JSON of the fields that an entry's identity rests on.
+
+    ``metadata_text``, when given, is ``metadata``'s canonical JSON already made (the
+    append path has it): it is spliced in rather than made again.
+    """
+    fields: dict[str, str | int] = {
         "run_id": run_id,
         "seq": seq,
         "kind": kind,
         "source": source,
         "sha256": content_sha256,
-        "metadata": dict(metadata),
         "prev_hash": prev_hash,
     }
-    return sha256_hex(canonical_json(payload))
+    return sha256_hex(_payload(fields, metadata, metadata_text))
 
 
 def dedup_key(
-    *, run_id: str, kind: str, source: str, content_sha256: str, metadata: Mapping[str, Any]
+    *,
+    run_id: str,
+    kind: str,
+    source: str,
+    content_sha256: str,
+    metadata: Mapping[str, Any],
+    metadata_text: str | None = None,
 ) -> str:
-    """Identity of an append request: identical requests map to the same entry."""
-    payload = {
+    """Identity of an append request: identical requests map to the same entry.
+    ``metadata_text`` as for :func:`entry_hash`."""
+    fields: dict[str, str | int] = {
         "run_id": run_id,
         "kind": kind,
         "source": source,
         "sha256": content_sha256,
-        "metadata": dict(metadata),
     }
-    return sha256_hex(canonical_json(payload))
+    return sha256_hex(_payload(fields, metadata, metadata_text))
+
+
+def _payload(
+    fields: Mapping[str, str | int], metadata: Mapping[str, Any], metadata_text: str | None
+) -> bytes:
+    """The canonical JSON of ``{**fields, "metadata": metadata}``.
+
+    RFC 8785 writes an object as its members sorted by key, so with the metadata's
+    canonical text in hand the envelope can be joined around it: its keys are ASCII
+    (code-point order is UTF-16 order) and its values are strings, which JSON escapes
+    exactly as RFC 8785 does when they hold no lone surrogate, and small integers.
+    Anything else takes the full canonicalisation.
+    """
+    if metadata_text is None or not all(_plain(value) for value in fields.values()):
+        return canonical_json({**fields, "metadata": dict(metadata)})
+    members = {key: json.dumps(value, ensure_ascii=False) for key, value in fields.items()}
+    members["metadata"] = metadata_text
+    body = ",".join(f'"{key}":{members[key]}' for key in sorted(members))
+    return ("{" + body + "}").encode("utf-8")
+
+
+def _plain(value: str | int) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER
+    return isinstance(value, str) and _utf8(value)
 
 
 def entry_id_for(hash_hex: str) -> str:

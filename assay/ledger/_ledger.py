@@ -4,14 +4,18 @@ Appends to one run are serialised by the database: SQLite takes its write lock a
 ``BEGIN IMMEDIATE``; PostgreSQL locks the run's head row (``SELECT … FOR UPDATE``).
 Under that lock the ledger reads the head, links the new entry to it and advances
 it, so ``seq`` runs 1..n without gaps however many threads or processes append.
-The migration's triggers refuse any other change, from any client.
+The migration's triggers refuse any other change, from any client. A batch
+(:meth:`Ledger.batch`) appends several entries the same way under one lock and
+one commit, which is what a component that records several things at once uses.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Iterable, Mapping
+import threading
+from collections.abc import Callable, Generator, Iterable, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,36 +23,25 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine, Row
 
 from assay._db import driver_errors, write_transaction
-from assay._limits import (
-    MAX_JSON_DEPTH,
-    MAX_METADATA_BYTES,
-    MAX_RUN_ID_CHARS,
-    MAX_SOURCE_CHARS,
-    check_text,
-    json_problem,
-    safe_repr,
-)
-from assay.errors import (
-    ContentTooLarge,
-    InvalidEntry,
-    InvalidMetadata,
-    UnknownEntry,
-    UnknownKind,
-    UnknownRun,
-)
+from assay._limits import MAX_RUN_ID_CHARS, check_text
+from assay.errors import InvalidEntry, UnknownEntry, UnknownKind, UnknownRun
 from assay.ledger import _tables as t
-from assay.ledger._hashing import (
-    dedup_key,
-    entry_hash,
-    entry_id_for,
-    normalise_metadata,
-    sha256_hex,
+from assay.ledger._append import (
+    Head,
+    LedgerBatch,
+    check_kind,
+    check_run_id,
+    checked_metadata,
+    entry_from_row,
+    lock_head,
+    prepare,
+    write,
 )
+from assay.ledger._hashing import entry_hash, entry_id_for, sha256_hex
 from assay.ledger._records import (
     ALL_KINDS,
     EVIDENCE_KINDS,
     GENESIS_HASH,
-    RECORD_KINDS,
     ChainReport,
     LedgerEntry,
     RunInfo,
@@ -56,6 +49,25 @@ from assay.ledger._records import (
 
 DEFAULT_MAX_CONTENT_BYTES = 10 * 1024 * 1024
 _VERIFY_BATCH = 500
+# Statements run on every call, built once (see the write path's in ``_append``).
+_INSERT_RUN = t.runs.insert()
+_RUN = sa.select(t.runs).where(t.runs.c.run_id == sa.bindparam("run"))
+_ENTRIES_BY_ID = sa.select(t.entries).where(
+    t.entries.c.entry_id.in_(sa.bindparam("ids", expanding=True))
+)
+_RUN_ENTRIES = (
+    sa.select(t.entries).where(t.entries.c.run_id == sa.bindparam("run")).order_by(t.entries.c.seq)
+)
+_RUN_ENTRIES_OF_KINDS = (
+    sa.select(t.entries)
+    .where(
+        t.entries.c.run_id == sa.bindparam("run"),
+        t.entries.c.kind.in_(sa.bindparam("kinds", expanding=True)),
+    )
+    .order_by(t.entries.c.seq)
+)
+#: How many run ids a ledger remembers as existing (see :class:`_KnownRuns`).
+_KNOWN_RUNS = 4096
 
 
 class Ledger:
@@ -80,6 +92,7 @@ class Ledger:
             raise InvalidEntry("max_content_bytes must be a positive integer")
         self._engine = engine
         self.max_content_bytes = max_content_bytes
+        self._known_runs = _KnownRuns(_KNOWN_RUNS)
 
     # --- writing --------------------------------------------------------------------
 
@@ -89,19 +102,39 @@ class Ledger:
         Raises :class:`~assay.errors.InvalidMetadata` for metadata that is not a JSON
         object, is nested too deep or is too large; nothing is written then.
         """
-        _, meta_text = _metadata(metadata)
+        with self.start_run_batch(metadata=metadata) as batch:
+            pass
+        return batch.run_id
+
+    @contextmanager
+    def start_run_batch(
+        self, *, metadata: Mapping[str, Any] | None = None
+    ) -> Generator[LedgerBatch, None, None]:
+        """Open a new run and append its first entries in the same transaction: a
+        :meth:`batch` on a run that exists only if the ``with`` block ends normally.
+
+        Raises :class:`~assay.errors.InvalidMetadata` as :meth:`start_run` does.
+        """
+        _, meta_text = checked_metadata(metadata)
         run_id = "run_" + secrets.token_hex(16)
         with driver_errors(), write_transaction(self._engine) as conn:
             conn.execute(
-                t.runs.insert().values(
-                    run_id=run_id,
-                    created_at=datetime.now(UTC),
-                    metadata_json=meta_text,
-                    head_seq=0,
-                    head_hash=GENESIS_HASH,
-                )
+                _INSERT_RUN,
+                {
+                    "run_id": run_id,
+                    "created_at": datetime.now(UTC),
+                    "metadata_json": meta_text,
+                    "head_seq": 0,
+                    "head_hash": GENESIS_HASH,
+                },
             )
-        return run_id
+            head = Head(seq=0, hash=GENESIS_HASH)
+            batch = LedgerBatch(conn, run_id, head, max_content_bytes=self.max_content_bytes)
+            try:
+                yield batch
+            finally:
+                batch.close()
+        self._known_runs.add(run_id)
 
     def append(
         self,
@@ -128,100 +161,45 @@ class Ledger:
         if it raises, neither is written and the exception propagates. It is not
         called when an identical entry already exists.
         """
-        _check_run_id(run_id)
-        _check_kind(kind)
-        problem = check_text(source, field="source", max_chars=MAX_SOURCE_CHARS)
-        if problem is not None:
-            raise InvalidEntry(
-                f"{problem}; a source names where content came from (raw data belongs "
-                "in content or metadata)"
-            )
-        data, is_text = self._content_bytes(content)
-        meta, meta_text = _metadata(metadata)
-        digest = sha256_hex(data)
-        key = dedup_key(
-            run_id=run_id, kind=kind, source=source, content_sha256=digest, metadata=meta
+        item = prepare(
+            run_id,
+            kind=kind,
+            source=source,
+            content=content,
+            metadata=metadata,
+            max_content_bytes=self.max_content_bytes,
         )
         with driver_errors(), write_transaction(self._engine) as conn:
-            head = conn.execute(
-                sa.select(t.runs.c.head_seq, t.runs.c.head_hash)
-                .where(t.runs.c.run_id == run_id)
-                .with_for_update()
-            ).first()
-            if head is None:
-                raise UnknownRun(f"no run {run_id!r} in this ledger; start one with start_run()")
-            existing = conn.execute(
-                sa.select(t.entries).where(
-                    t.entries.c.run_id == run_id, t.entries.c.dedup_key == key
-                )
-            ).first()
-            if existing is not None:
-                return _entry_from_row(existing)
-            seq = head.head_seq + 1
-            hash_hex = entry_hash(
-                run_id=run_id,
-                seq=seq,
-                kind=kind,
-                source=source,
-                content_sha256=digest,
-                metadata=meta,
-                prev_hash=head.head_hash,
-            )
-            entry = LedgerEntry(
-                id=entry_id_for(hash_hex),
-                run_id=run_id,
-                seq=seq,
-                kind=kind,
-                source=source,
-                content=content if is_text else data,
-                sha256=digest,
-                metadata=meta,
-                prev_hash=head.head_hash,
-                entry_hash=hash_hex,
-                created_at=datetime.now(UTC),
-            )
-            conn.execute(
-                t.entries.insert().values(
-                    entry_id=entry.id,
-                    run_id=run_id,
-                    seq=seq,
-                    kind=kind,
-                    source=source,
-                    content=data,
-                    is_text=is_text,
-                    content_sha256=digest,
-                    metadata_json=meta_text,
-                    prev_hash=entry.prev_hash,
-                    entry_hash=hash_hex,
-                    dedup_key=key,
-                    created_at=entry.created_at,
-                )
-            )
-            conn.execute(
-                t.runs.update()
-                .where(t.runs.c.run_id == run_id)
-                .values(head_seq=seq, head_hash=hash_hex)
-            )
-            if on_append is not None:
+            entry, _, created = write(conn, lock_head(conn, run_id), item)
+            if created and on_append is not None:
                 on_append(conn, entry)
+        self._known_runs.add(run_id)
         return entry
 
-    def _content_bytes(self, content: str | bytes) -> tuple[bytes, bool]:
-        if isinstance(content, str):
+    @contextmanager
+    def batch(self, run_id: str) -> Generator[LedgerBatch, None, None]:
+        """Append several entries to ``run_id`` in one transaction: one lock of the
+        run's head and one commit, however many entries.
+
+        Each ``batch.append(...)`` is checked, deduplicated and chained exactly as
+        :meth:`append` would, and returns its entry at once (a later entry may cite
+        an earlier one's id). The entries are kept only if the ``with`` block ends
+        normally: an invalid entry, or any exception raised inside the block, writes
+        none of them. The block holds the database's write lock (SQLite) or the run's
+        head (PostgreSQL), so do the slow work, a model's above all, before it.
+
+        Raises :class:`~assay.errors.UnknownRun` for a run the ledger does not hold.
+        """
+        check_run_id(run_id)
+        with driver_errors(), write_transaction(self._engine) as conn:
+            batch = LedgerBatch(
+                conn, run_id, lock_head(conn, run_id), max_content_bytes=self.max_content_bytes
+            )
             try:
-                data, is_text = content.encode("utf-8"), True
-            except UnicodeEncodeError as exc:
-                raise InvalidEntry(
-                    f"content is not valid Unicode text: lone surrogate at index {exc.start}; "
-                    "append binary data as bytes"
-                ) from None
-        elif isinstance(content, bytes | bytearray | memoryview):
-            data, is_text = bytes(content), False
-        else:
-            raise InvalidEntry(f"content must be str or bytes, not {type(content).__name__}")
-        if len(data) > self.max_content_bytes:
-            raise ContentTooLarge(len(data), self.max_content_bytes)
-        return data, is_text
+                yield batch
+            finally:
+                batch.close()
+        self._known_runs.add(run_id)
 
     # --- reading --------------------------------------------------------------------
 
@@ -238,23 +216,32 @@ class Ledger:
         if not ids:
             return {}
         with driver_errors(), self._engine.connect() as conn:
-            rows = conn.execute(sa.select(t.entries).where(t.entries.c.entry_id.in_(ids)))
-            return {row.entry_id: _entry_from_row(row) for row in rows}
+            rows = conn.execute(_ENTRIES_BY_ID, {"ids": ids})
+            return {row.entry_id: entry_from_row(row) for row in rows}
 
     def entries(self, run_id: str, *, kinds: Iterable[str] | None = None) -> list[LedgerEntry]:
-        """The run's entries in chain order, optionally only of some kinds."""
-        self.run(run_id)
-        query = sa.select(t.entries).where(t.entries.c.run_id == run_id)
+        """The run's entries in chain order, optionally only of some kinds.
+
+        Raises :class:`~assay.errors.UnknownRun` for a run the ledger does not hold,
+        :class:`~assay.errors.UnknownKind` for a kind that does not exist.
+        """
+        check_run_id(run_id)
+        query, params = _RUN_ENTRIES, {"run": run_id}
         if kinds is not None:
             if isinstance(kinds, str):
+                self.require_run(run_id)
                 raise UnknownKind(f"kinds must be a collection of kinds, not the string {kinds!r}")
             wanted = list(kinds)
             for kind in wanted:
-                _check_kind(kind)
-            query = query.where(t.entries.c.kind.in_(wanted))
+                if not isinstance(kind, str) or kind not in ALL_KINDS:
+                    self.require_run(run_id)  # an unknown run is still reported first
+                    check_kind(kind)
+            query, params = _RUN_ENTRIES_OF_KINDS, {"run": run_id, "kinds": wanted}
         with driver_errors(), self._engine.connect() as conn:
-            rows = conn.execute(query.order_by(t.entries.c.seq))
-            return [_entry_from_row(row) for row in rows]
+            found = [entry_from_row(row) for row in conn.execute(query, params)]
+        if not found:
+            self.require_run(run_id)  # an empty answer is only right for a run that exists
+        return found
 
     def evidence(self, run_id: str) -> list[LedgerEntry]:
         """The run's citable entries (retrieval, tool output, human facts)."""
@@ -262,12 +249,24 @@ class Ledger:
 
     def run(self, run_id: str) -> RunInfo:
         """The run and its head; :class:`UnknownRun` if there is none."""
-        _check_run_id(run_id)
+        check_run_id(run_id)
         with driver_errors(), self._engine.connect() as conn:
-            row = conn.execute(sa.select(t.runs).where(t.runs.c.run_id == run_id)).first()
+            row = conn.execute(_RUN, {"run": run_id}).first()
         if row is None:
             raise UnknownRun(f"no run {run_id!r} in this ledger")
+        self._known_runs.add(run_id)
         return _run_from_row(row)
+
+    def require_run(self, run_id: str) -> None:
+        """Raise :class:`~assay.errors.UnknownRun` unless the run exists.
+
+        Runs are never deleted (the database refuses it), so a run this ledger has
+        seen once is remembered and asked about again without a query: a component
+        that checks its run on every call costs nothing after the first.
+        """
+        check_run_id(run_id)
+        if run_id not in self._known_runs:
+            self.run(run_id)
 
     def head(self, run_id: str) -> str:
         """The run's head hash: the last entry's hash, or 64 zeros when empty."""
@@ -289,7 +288,7 @@ class Ledger:
         Stops at the first bad entry and names it.
         """
         if run_id is not None:
-            _check_run_id(run_id)
+            check_run_id(run_id)
         run_ids = [run_id] if run_id is not None else [r.run_id for r in self.runs()]
         checked = 0
         with driver_errors(), self._engine.connect() as conn:
@@ -371,69 +370,12 @@ def _row_problem(row: Row[Any], expected_seq: int, prev_hash: str) -> str | None
     return None
 
 
-def _check_run_id(run_id: object) -> None:
-    """A run id that no run can have (not a string, too long, NUL or a lone surrogate)
-    is an unknown run, refused before it reaches a driver."""
-    problem = check_text(run_id, field="run id", max_chars=MAX_RUN_ID_CHARS)
-    if problem is not None:
-        raise UnknownRun(f"no run {safe_repr(run_id, 80)} in this ledger: {problem}")
-
-
 def _usable_id(value: object) -> bool:
     return check_text(value, field="id", max_chars=MAX_RUN_ID_CHARS) is None
 
 
-def _metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any], str]:
-    """Metadata checked against its limits, depth first (``rfc8785`` and ``json``
-    recurse), then as canonical JSON; :class:`InvalidMetadata` for any failure."""
-    if metadata is not None and isinstance(metadata, Mapping):
-        try:
-            problem = json_problem(
-                metadata, field="metadata", max_depth=MAX_JSON_DEPTH, max_chars=MAX_METADATA_BYTES
-            )
-        except Exception as exc:  # a Mapping whose iteration fails
-            problem = f"metadata cannot be read: {safe_repr(exc, 200)}"
-        if problem is not None:
-            raise InvalidMetadata(problem)
-    meta, text = normalise_metadata(metadata)
-    size = len(text.encode("utf-8"))
-    if size > MAX_METADATA_BYTES:
-        raise InvalidMetadata(
-            f"metadata is {size} bytes of canonical JSON, over the limit of "
-            f"{MAX_METADATA_BYTES} bytes; store large values as content"
-        )
-    return meta, text
-
-
-def _check_kind(kind: object) -> None:
-    if not isinstance(kind, str):
-        raise UnknownKind(f"an entry kind is a string, not {type(kind).__name__}")
-    if kind not in ALL_KINDS:
-        raise UnknownKind(
-            f"unknown entry kind {kind!r}; evidence kinds: {', '.join(sorted(EVIDENCE_KINDS))}; "
-            f"record kinds: {', '.join(sorted(RECORD_KINDS))}"
-        )
-
-
 def _utc(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
-def _entry_from_row(row: Row[Any]) -> LedgerEntry:
-    data = bytes(row.content)
-    return LedgerEntry(
-        id=row.entry_id,
-        run_id=row.run_id,
-        seq=row.seq,
-        kind=row.kind,
-        source=row.source,
-        content=data.decode("utf-8") if row.is_text else data,
-        sha256=row.content_sha256,
-        metadata=json.loads(row.metadata_json),
-        prev_hash=row.prev_hash,
-        entry_hash=row.entry_hash,
-        created_at=_utc(row.created_at),
-    )
 
 
 def _run_from_row(row: Row[Any]) -> RunInfo:
@@ -444,3 +386,24 @@ def _run_from_row(row: Row[Any]) -> RunInfo:
         head_seq=row.head_seq,
         head_hash=row.head_hash,
     )
+
+
+class _KnownRuns:
+    """Run ids known to exist, at most ``limit`` of them (the oldest forgotten first):
+    a run, once it exists, always will, so remembering one is never wrong."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._ids: dict[str, None] = {}
+        self._lock = threading.Lock()
+
+    def __contains__(self, run_id: object) -> bool:
+        return run_id in self._ids
+
+    def add(self, run_id: str) -> None:
+        with self._lock:
+            if run_id in self._ids:
+                return
+            if len(self._ids) >= self._limit:
+                del self._ids[next(iter(self._ids))]
+            self._ids[run_id] = None

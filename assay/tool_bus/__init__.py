@@ -1,15 +1,7 @@
 """The typed tool bus: versioned schema registry, validated calls, structured errors,
 grants bound to the exact call, policy rules, payload validators, LangChain tools."""
 
-from assay.tool_bus._bus import DEFAULT_TIMEOUT_S, ToolBus
-from assay.tool_bus._diff import (
-    DiffCode,
-    PreCheck,
-    check_unified_diff,
-    diff_precheck,
-    diff_problems,
-)
-from assay.tool_bus._errors import (
+from assay.errors import (
     GrantExists,
     GrantRefused,
     InvalidCall,
@@ -20,7 +12,16 @@ from assay.tool_bus._errors import (
     ToolNotFound,
     UnknownGrant,
 )
+from assay.tool_bus._bus import DEFAULT_TIMEOUT_S, ToolBus
+from assay.tool_bus._diff import (
+    DiffCode,
+    PreCheck,
+    check_unified_diff,
+    diff_precheck,
+    diff_problems,
+)
 from assay.tool_bus._grants import Grants, approver_problems
+from assay.tool_bus._langchain import RUN_ID_KEY, BusTool, bus_tool
 from assay.tool_bus._policy import Condition, Policy, Rule, load_policy
 from assay.tool_bus._records import (
     ClaimStatus,
@@ -30,7 +31,7 @@ from assay.tool_bus._records import (
     ErrorDetail,
     Grant,
     GrantRequest,
-    ToolError,
+    ToolFailure,
     ToolResult,
     args_sha256,
 )
@@ -41,7 +42,9 @@ from assay.tool_bus._validation import argument_errors, json_problems, output_er
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
+    "RUN_ID_KEY",
     "SIDE_EFFECTS",
+    "BusTool",
     "ClaimStatus",
     "ClaimStatusSource",
     "Condition",
@@ -67,7 +70,7 @@ __all__ = [
     "SideEffect",
     "ToolBus",
     "ToolBusError",
-    "ToolError",
+    "ToolFailure",
     "ToolNotFound",
     "ToolRegistry",
     "ToolResult",
@@ -76,6 +79,7 @@ __all__ = [
     "approver_problems",
     "args_sha256",
     "argument_errors",
+    "bus_tool",
     "check_unified_diff",
     "describe_exception",
     "diff_precheck",

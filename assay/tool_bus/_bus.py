@@ -39,12 +39,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from assay._db import write_transaction
-from assay.errors import ContentTooLarge, RunError
+from assay.errors import ContentTooLarge, RunError, ToolNotFound
 from assay.ledger import Ledger, LedgerEntry, canonical_json
 from assay.tool_bus import _tables as t
-from assay.tool_bus._errors import ToolNotFound
 from assay.tool_bus._grants import Grants
-from assay.tool_bus._records import ErrorDetail, GrantRequest, ToolError, ToolResult
+from assay.tool_bus._records import ErrorDetail, GrantRequest, ToolFailure, ToolResult
 from assay.tool_bus._registry import Binding, ToolRegistry
 from assay.tool_bus._results import conflict_body, earlier_result, started
 from assay.tool_bus._run import Outcome, describe, run_async, run_sync
@@ -206,7 +205,7 @@ class ToolBus:
                 ErrorDetail(path="", message=f"did you mean {s!r}?") for s in exc.suggestions
             ]
             return self._refuse(
-                call, entry, ToolError(code=exc.code, message=str(exc), details=details)
+                call, entry, ToolFailure(code=exc.code, message=str(exc), details=details)
             )
         entry = self._record_call(call, spec)
         refusal, binding, grant_id = self._check(call, spec)
@@ -217,11 +216,11 @@ class ToolBus:
 
     def _check(
         self, call: _Call, spec: ToolSpec
-    ) -> tuple[ToolError | None, Binding | None, str | None]:
+    ) -> tuple[ToolFailure | None, Binding | None, str | None]:
         problems = list(call.args_problems) or argument_errors(spec, call.args)
         if problems:
             return (
-                ToolError(
+                ToolFailure(
                     code="invalid_arguments",
                     message=(
                         f"{len(problems)} problem(s) with the arguments for {spec.ref}; nothing ran"
@@ -234,7 +233,7 @@ class ToolBus:
         binding = self._registry.binding(spec.name, spec.version)
         if binding is None:
             return (
-                ToolError(
+                ToolFailure(
                     code="no_handler",
                     message=(f"{spec.ref} is registered but has no handler in this process"),
                 ),
@@ -250,7 +249,7 @@ class ToolBus:
         refusal, grant_id = self._grant_for(call, spec)
         return refusal, binding, grant_id
 
-    def _grant_for(self, call: _Call, spec: ToolSpec) -> tuple[ToolError | None, str | None]:
+    def _grant_for(self, call: _Call, spec: ToolSpec) -> tuple[ToolFailure | None, str | None]:
         assert call.args_sha256 is not None
         request = GrantRequest(
             run_id=call.run_id,
@@ -265,7 +264,7 @@ class ToolBus:
             granted = self._grants.evaluate_policy(call.run_id, request)
             if granted is not None:
                 return None, granted.id
-            return ToolError(
+            return ToolFailure(
                 code="grant_required",
                 message=(
                     f"{spec.ref} is irreversible: it needs a grant for exactly this call "
@@ -277,7 +276,7 @@ class ToolBus:
             call.grant_id, request, claims_given=bool(call.depends_on)
         )
         if reason is not None:
-            return ToolError(
+            return ToolFailure(
                 code="grant_invalid", message=reason, details=[ErrorDetail(path="", message=reason)]
             ), None
         return None, call.grant_id
@@ -338,7 +337,7 @@ class ToolBus:
         return self._refuse(
             call,
             entry,
-            ToolError(
+            ToolFailure(
                 code="grant_invalid", message=reason, details=[ErrorDetail(path="", message=reason)]
             ),
         )
@@ -382,12 +381,12 @@ class ToolBus:
         ref, call, entry = step.spec.ref, step.call, step.call_entry
         if outcome.kind == "timeout":
             message = f"{ref} did not finish within {step.timeout_s} s"
-            return self._refuse(call, entry, ToolError(code="tool_timeout", message=message))
+            return self._refuse(call, entry, ToolFailure(code="tool_timeout", message=message))
         if outcome.kind == "raised":
             assert outcome.error is not None
             info = describe(outcome.error)
             detail = ErrorDetail(path="", message=info.summary)
-            failed = ToolError(
+            failed = ToolFailure(
                 code="tool_failed", message=f"{ref} raised {info.summary}", details=[detail]
             )
             return self._refuse(call, entry, failed, exception=info.as_json())
@@ -402,7 +401,7 @@ class ToolBus:
         except Exception as exc:  # an output whose own methods raise while it is read
             message = f"the output could not be read: {describe(exc).summary}"
             problems = [ErrorDetail(path="", message=message)]
-        invalid = ToolError(
+        invalid = ToolFailure(
             code="invalid_output",
             message=f"{ref} returned output that breaks its schema",
             details=problems,
@@ -443,7 +442,7 @@ class ToolBus:
         self,
         call: _Call,
         call_entry: LedgerEntry,
-        error: ToolError,
+        error: ToolFailure,
         output: Any = _NO_OUTPUT,
         exception: dict[str, str] | None = None,
     ) -> ToolResult:

@@ -23,13 +23,13 @@ from typing import Any, Literal
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
-from assay.tool_bus._records import ErrorDetail, ToolError
+from assay.tool_bus._records import ErrorDetail, ToolFailure
 
 __all__ = ["DiffCode", "PreCheck", "check_unified_diff", "diff_precheck", "diff_problems"]
 
 DiffCode = Literal["empty_diff", "malformed_diff", "forbidden_path"]
 #: A tool's pre-check: validated arguments in, ``None`` or the error to return.
-PreCheck = Callable[[Mapping[str, Any]], ToolError | None]
+PreCheck = Callable[[Mapping[str, Any]], ToolFailure | None]
 
 _DEV_NULL = "/dev/null"
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -78,8 +78,8 @@ def check_unified_diff(
     allowed_roots: Sequence[str] | None = None,
     base_dir: str | os.PathLike[str] | None = None,
     pointer: str = "",
-) -> ToolError | None:
-    """:func:`diff_problems` as a :class:`ToolError` (``None`` when the diff is fine).
+) -> ToolFailure | None:
+    """:func:`diff_problems` as a :class:`ToolFailure` (``None`` when the diff is fine).
 
     The code is the first kind of problem found in the order empty, malformed,
     forbidden path; every problem is listed in ``details`` at ``pointer``.
@@ -89,7 +89,7 @@ def check_unified_diff(
         return None
     codes: list[DiffCode] = [c for c, _ in problems]
     code = min(codes, key=lambda c: _ORDER[c])
-    return ToolError(
+    return ToolFailure(
         code=code,
         message=f"the diff at {pointer or '/'} was refused: {problems[0][1]}",
         details=[ErrorDetail(path=pointer, message=f"{c}: {m}") for c, m in problems],
@@ -105,7 +105,7 @@ def diff_precheck(
     """A pre-check that applies :func:`check_unified_diff` to argument ``field``."""
     pointer = "/" + field.replace("~", "~0").replace("/", "~1")
 
-    def precheck(args: Mapping[str, Any]) -> ToolError | None:
+    def precheck(args: Mapping[str, Any]) -> ToolFailure | None:
         return check_unified_diff(
             args.get(field), allowed_roots=allowed_roots, base_dir=base_dir, pointer=pointer
         )

@@ -39,12 +39,15 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from assay._values import ungrounded_values
-from assay.errors import UnknownEntry
+from assay.errors import GrantExists, GrantRefused, UnknownEntry, UnknownGrant
 from assay.ledger import Ledger, LedgerEntry, canonical_json
 from assay.tool_bus import _tables as t
-from assay.tool_bus._errors import GrantExists, GrantRefused, UnknownGrant
-from assay.tool_bus._policy import Policy, Rule, load_policy
-from assay.tool_bus._policy import _lookup as _lookup  # rules name arguments this way
+from assay.tool_bus._policy import (
+    Policy,
+    Rule,
+    argument_value,  # rules name arguments this way
+    load_policy,
+)
 from assay.tool_bus._records import (
     ClaimStatus,
     ClaimStatusSource,
@@ -305,7 +308,7 @@ class Grants:
             for pointer, why in ungrounded_values(dict(request.args), spec.input_schema, texts)
         ]
         for key in rule.args:
-            value = _lookup(request.args, key)
+            value = argument_value(request.args, key)
             if isinstance(value, str) and not any(value in text for text in texts):
                 problems.append(f"{key}: {value!r} is not stated by the verified claims")
         return problems

@@ -30,8 +30,8 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from assay.errors import InvalidPolicy
 from assay.ledger import canonical_json
-from assay.tool_bus._errors import InvalidPolicy
 from assay.tool_bus._policy_file import (
     MAX_POLICY_BYTES,
     MAX_POLICY_DEPTH,
@@ -100,7 +100,7 @@ class Rule(BaseModel):
     def matches(self, tool: str, version: str, args: Mapping[str, Any]) -> bool:
         if tool != self.tool or (self.version is not None and version != self.version):
             return False
-        return all(cond.holds(_lookup(args, key)) for key, cond in self.args.items())
+        return all(cond.holds(argument_value(args, key)) for key, cond in self.args.items())
 
 
 class Policy(BaseModel):
@@ -111,7 +111,7 @@ class Policy(BaseModel):
     rules: list[Rule] = Field(default_factory=list[Rule])
 
 
-def _lookup(args: Mapping[str, Any], key: str) -> object:
+def argument_value(args: Mapping[str, Any], key: str) -> object:
     if not key.startswith("/"):
         return args.get(key, _MISSING)
     node: object = args

@@ -36,7 +36,7 @@ from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.reader import ReaderError
 
-from assay.tool_bus._errors import InvalidPolicy
+from assay.errors import InvalidPolicy
 
 __all__ = ["MAX_POLICY_BYTES", "MAX_POLICY_DEPTH", "read_policy_file"]
 

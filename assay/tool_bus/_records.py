@@ -1,6 +1,6 @@
 """The bus's records: structured errors, results, grant requests, grants, claim status.
 
-Errors are data: a planner reads ``ToolError.code`` and ``details`` (JSON pointer,
+Errors are data: a planner reads ``ToolFailure.code`` and ``details`` (JSON pointer,
 message) and fixes its proposal; nothing here is prose meant for a person only, and
 none of it is raised.
 """
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from assay.contract import VerdictLabel
 from assay.ledger import canonical_json, sha256_hex
 from assay.tool_bus._spec import loads_canonical
 
@@ -23,7 +24,7 @@ __all__ = [
     "ErrorDetail",
     "Grant",
     "GrantRequest",
-    "ToolError",
+    "ToolFailure",
     "ToolResult",
     "args_sha256",
 ]
@@ -44,9 +45,10 @@ ErrorCode = Literal[
     "empty_diff",
     "malformed_diff",
     "forbidden_path",
+    "no_run",
 ]
 
-EntailmentLabel = Literal["entailment", "neutral", "contradiction", "missing_evidence"]
+EntailmentLabel = VerdictLabel
 
 
 def args_sha256(args: Any) -> str:
@@ -112,7 +114,7 @@ class GrantRequest:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolError:
+class ToolFailure:
     """A refused or failed call, as data for the planner."""
 
     code: ErrorCode
@@ -129,7 +131,7 @@ class ToolError:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ToolError:
+    def from_json(cls, data: Mapping[str, Any]) -> ToolFailure:
         request = data.get("request")
         return cls(
             code=data["code"],
@@ -157,7 +159,7 @@ class ToolResult:
     ok: bool
     output: Any = None
     ledger_id: str | None = None
-    error: ToolError | None = None
+    error: ToolFailure | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -179,7 +181,7 @@ class ToolResult:
             ok=data["ok"],
             output=data["output"],
             ledger_id=data["ledger_id"],
-            error=None if error is None else ToolError.from_json(error),
+            error=None if error is None else ToolFailure.from_json(error),
         )
 
 

@@ -24,10 +24,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from assay._db import write_transaction
-from assay.errors import AssayError
+from assay.errors import AssayError, InvalidToolSpec, RegistryConflict, ToolNotFound
 from assay.tool_bus import _tables as t
 from assay.tool_bus._diff import PreCheck
-from assay.tool_bus._errors import InvalidToolSpec, RegistryConflict, ToolNotFound
 from assay.tool_bus._spec import ToolSpec
 
 __all__ = ["Handler", "RegistryView", "ToolRegistry"]

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from assay.errors import AssayError
 from assay.ledger import Ledger
 from assay.tool_bus import _tables as t
-from assay.tool_bus._records import ToolError, ToolResult
+from assay.tool_bus._records import ToolFailure, ToolResult
 from assay.tool_bus._validation import Call
 
 __all__ = ["checked_result", "conflict_body", "earlier_result", "started"]
@@ -39,7 +39,7 @@ def checked_result(ledger: Ledger, run_id: str, call_id: str, text: str) -> Tool
         return result
     return ToolResult(
         ok=False,
-        error=ToolError(
+        error=ToolFailure(
             code="stored_result_invalid",
             message=(
                 f"the stored result of call {call_id!r} is not one this bus recorded (no "
@@ -81,7 +81,7 @@ def earlier_result(engine: Engine, ledger: Ledger, call: Call) -> ToolResult | N
     if row.tool != call.tool or not same_version or row.args_sha256 != call.args_sha256:
         return ToolResult(
             ok=False,
-            error=ToolError(
+            error=ToolFailure(
                 code="call_id_conflict",
                 message=(
                     f"call id {call.call_id!r} was used for another call "
@@ -93,7 +93,7 @@ def earlier_result(engine: Engine, ledger: Ledger, call: Call) -> ToolResult | N
         return ToolResult(
             ok=False,
             ledger_id=row.call_ledger_id,
-            error=ToolError(
+            error=ToolFailure(
                 code="call_in_progress",
                 message=(
                     f"call {call.call_id!r} started at {row.started_at} and has no result yet; "

@@ -21,8 +21,8 @@ import semver
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from assay.errors import InvalidToolSpec
 from assay.ledger import canonical_json, sha256_hex
-from assay.tool_bus._errors import InvalidToolSpec
 
 __all__ = ["SIDE_EFFECTS", "SideEffect", "ToolSpec", "freeze", "loads_canonical", "thaw"]
 

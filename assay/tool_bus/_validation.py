@@ -44,10 +44,10 @@ from assay._limits import (
     safe_repr,
     visible,
 )
+from assay.errors import InvalidCall
 from assay.ledger import canonical_json, sha256_hex
 from assay.tool_bus._diff import diff_problems
-from assay.tool_bus._errors import InvalidCall
-from assay.tool_bus._records import ErrorDetail, ToolError
+from assay.tool_bus._records import ErrorDetail, ToolFailure
 from assay.tool_bus._spec import ToolSpec, loads_canonical, thaw
 
 __all__ = [
@@ -338,18 +338,18 @@ def _arguments(args: object) -> tuple[list[ErrorDetail], bytes | None, Any]:
     return [], canonical, loads_canonical(canonical)
 
 
-def name_refusal(call: Call) -> ToolError | None:
+def name_refusal(call: Call) -> ToolFailure | None:
     """``unknown_tool`` / ``unknown_version`` for a tool name or version that no
     registered tool can have (not a string, too long, control characters, a lone
     surrogate), without asking the registry."""
     problem = check_text(call.tool, field="the tool name", max_chars=MAX_TOOL_NAME_CHARS)
     if problem is not None:
-        return ToolError(code="unknown_tool", message=f"no such tool: {problem}")
+        return ToolFailure(code="unknown_tool", message=f"no such tool: {problem}")
     if call.version is None:
         return None
     problem = check_text(call.version, field="the version", max_chars=MAX_VERSION_CHARS)
     if problem is not None:
-        return ToolError(code="unknown_version", message=f"no such version: {problem}")
+        return ToolFailure(code="unknown_version", message=f"no such version: {problem}")
     return None
 
 
@@ -376,7 +376,7 @@ def call_record(call: Call, spec: ToolSpec | None) -> tuple[str, str, dict[str, 
 # --- what an error record keeps ---------------------------------------------------------
 
 
-def bounded_error(error: ToolError) -> ToolError:
+def bounded_error(error: ToolFailure) -> ToolFailure:
     """``error`` with at most ``MAX_ERROR_DETAILS`` details and every message and path
     bounded and valid Unicode, so that it can always be recorded and returned."""
     details = [

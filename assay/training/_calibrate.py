@@ -7,15 +7,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assay.verifier._calibration import Calibration, Support, coverage_penalty, fit_logistic
-from assay.verifier._evaluate import (
+from assay.training._evaluate import (
     Item,
     balanced_accuracy,
     best_threshold,
     grounding_sets,
     roc_auc,
 )
-from assay.verifier._verifier import Verifier
+from assay.verifier import Calibration, Support, Verifier, coverage_penalty, fit_logistic
 
 #: Per set, per item: the model's log-odds, the claim's word coverage, the veto.
 Features = dict[str, list[Support]]

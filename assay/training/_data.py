@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.verifier._text import best_window, join_sentences
+from assay.verifier import best_window, join_sentences
 
 ENTAIL, NEUTRAL, CONTRA, NOT_ENTAIL = 0, 1, 2, 3
 _NAMES = {

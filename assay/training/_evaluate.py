@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.verifier._data import HELD_OUT_SUMMEDITS
-from assay.verifier._text import join_sentences
+from assay.training._data import HELD_OUT_SUMMEDITS
+from assay.verifier import join_sentences
 
 BEGIN_SETS = ("wow", "cmu", "tc")
 

@@ -16,13 +16,15 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from assay.verifier import _data as data
-from assay.verifier._data import Pair
+from assay.errors import UsageError
+from assay.training import _data as data
+from assay.training._data import Pair
 
 LABEL_NAMES = {0: "entailment", 1: "neutral", 2: "contradiction"}
 Reader = Callable[[Path], Iterator[Pair]]
@@ -132,6 +134,7 @@ class _Progress:
 
 def train(cfg: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Train, save to ``cfg.out_dir`` and calibrate; returns the training report."""
+    _refuse_package_dir(cfg.out_dir)
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     torch.manual_seed(cfg.seed)
@@ -167,7 +170,7 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any
         "train_minutes": round(minutes, 1),
         "mix": dict(Counter(p.source for p in pairs)),
     }
-    from assay.verifier._calibrate import calibrate
+    from assay.training._calibrate import calibrate
 
     report["calibration"] = calibrate(cfg.out_dir, cfg.data_root, limit=cfg.eval_limit, log=log)
     (cfg.out_dir / "train_report.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -227,3 +230,14 @@ def save(model: Any, tokenizer: Any, out_dir: Path) -> None:
     model.half().save_pretrained(str(out_dir), safe_serialization=True)
     model.float()
     tokenizer.save_pretrained(str(out_dir))
+
+
+def _refuse_package_dir(out_dir: Path) -> None:
+    """A training run never overwrites the installed package's model: the shipped
+    model changes only by a deliberate copy, together with its card."""
+    package = Path(str(files("assay"))).resolve()
+    if out_dir.resolve().is_relative_to(package):
+        raise UsageError(
+            f"--out {out_dir} is inside the installed package ({package}); "
+            "train into a directory of your own and copy the model in deliberately"
+        )

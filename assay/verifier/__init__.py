@@ -6,28 +6,32 @@
 calibrated score and the character span of the evidence that decided.
 """
 
+from assay.contract import NLI_LABELS as LABELS
+from assay.contract import NLILabel as Label
+from assay.contract import Unsupported
+from assay.errors import InvalidPair, ModelConfigError, ModelLoadError, VerifierError
 from assay.verifier._cache import CacheKey, EntailmentCache, InMemoryEntailmentCache, cache_key
-from assay.verifier._calibration import Calibration, Support
-from assay.verifier._errors import InvalidPair, ModelConfigError, ModelLoadError, VerifierError
+from assay.verifier._calibration import Calibration, Support, coverage_penalty, fit_logistic
+from assay.verifier._deterministic import proper_names
 from assay.verifier._ledger_verifier import (
     LedgerVerifier,
     NLIModel,
     Verdict,
     VerifiedHandover,
-    proper_names,
 )
-from assay.verifier._records import LABELS, Entailment, Label
+from assay.verifier._records import Entailment
 from assay.verifier._reworded import RewordedUnsupportedCheck
 from assay.verifier._sql_cache import SqlEntailmentCache
 from assay.verifier._standin import LexicalNLI
 from assay.verifier._text import (
+    best_window,
     coverage,
     focused_premises,
+    join_sentences,
     missing_numbers,
     premise_windows,
     split_claim,
 )
-from assay.verifier._unsupported import Unsupported
 from assay.verifier._verifier import (
     DEFAULT_MODEL_DIR,
     MODEL_ENV,
@@ -61,9 +65,13 @@ __all__ = [
     "VerifiedHandover",
     "Verifier",
     "VerifierError",
+    "best_window",
     "cache_key",
     "coverage",
+    "coverage_penalty",
+    "fit_logistic",
     "focused_premises",
+    "join_sentences",
     "label_order",
     "missing_numbers",
     "premise_windows",

@@ -3,16 +3,26 @@
 Caching sits under the claim splitting and premise building: one entry per (premise,
 claim sentence) pair, so re-checking a claim against the same evidence runs no model.
 Keys hold only hashes, so a shared (database-backed) cache never stores the evidence
-text twice.
+text twice. A cache that can also look up and store many pairs at once (``get_many``,
+``put_many``) is asked that way, once per check: a database-backed cache then costs
+one read and one write per check rather than one of each per pair.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-__all__ = ["CacheKey", "EntailmentCache", "InMemoryEntailmentCache", "cache_key"]
+__all__ = [
+    "CacheKey",
+    "EntailmentCache",
+    "InMemoryEntailmentCache",
+    "cache_key",
+    "lookup_many",
+    "store_many",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,6 +50,32 @@ class EntailmentCache(Protocol):
     def get(self, key: CacheKey) -> tuple[float, ...] | None: ...
 
     def put(self, key: CacheKey, logits: tuple[float, ...]) -> None: ...
+
+
+@runtime_checkable
+class _BulkCache(Protocol):
+    def get_many(self, keys: Sequence[CacheKey]) -> Mapping[CacheKey, tuple[float, ...]]: ...
+
+    def put_many(self, items: Sequence[tuple[CacheKey, tuple[float, ...]]]) -> None: ...
+
+
+def lookup_many(cache: EntailmentCache, keys: Sequence[CacheKey]) -> list[tuple[float, ...] | None]:
+    """Each key's logits, or None: in one ``get_many`` where the cache has one."""
+    if isinstance(cache, _BulkCache):
+        found = cache.get_many(keys)
+        return [found.get(key) for key in keys]
+    return [cache.get(key) for key in keys]
+
+
+def store_many(cache: EntailmentCache, items: Sequence[tuple[CacheKey, tuple[float, ...]]]) -> None:
+    """Store every (key, logits): in one ``put_many`` where the cache has one."""
+    if not items:
+        return
+    if isinstance(cache, _BulkCache):
+        cache.put_many(items)
+        return
+    for key, logits in items:
+        cache.put(key, logits)
 
 
 class InMemoryEntailmentCache:

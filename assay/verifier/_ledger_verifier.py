@@ -13,34 +13,30 @@ appended to the ledger as kind ``verdict``, each proposition not entailed as kin
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Protocol
 
 from assay._search import Bm25Index
-from assay.gate import (
-    Claim,
-    Handover,
-    Proposition,
-    PropositionVerdict,
-    extract_identifiers,
-    identifier_in_evidence,
-)
-from assay.ledger import Ledger, LedgerEntry, canonical_json, sha256_hex
+from assay.contract import Unsupported
+from assay.gate import Claim, Handover, Proposition, PropositionVerdict
+from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha256_hex
 from assay.tool_bus import ClaimStatus
 from assay.verifier._cache import EntailmentCache
+from assay.verifier._deterministic import (
+    clip,
+    describe_gaps,
+    deterministic_gaps,
+    verbatim,
+)
 from assay.verifier._records import Entailment
 from assay.verifier._standin import polarity_conflict
-from assay.verifier._unsupported import Unsupported
 from assay.verifier._verifier import Verifier
 
 #: Claim types whose propositions are asserted and so must be entailed.
 ASSERTED_TYPES = frozenset({"Assertion", "Quote", "ActionIntent"})
-_QUOTED = re.compile(r"[\"“«]([^\"”»]{3,})[\"”»]")
 DETERMINISTIC_MODEL = "assay:deterministic"
-_CAPITALISED = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*(?![\w-])")
-_WORDS = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 
 
 class NLIModel(Protocol):
@@ -93,6 +89,24 @@ class _Outcome:
     span: tuple[int, int] | None
     model: str
     reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Question:
+    """A proposition the deterministic checks left open: what the model is asked."""
+
+    text: str
+    cited: tuple[LedgerEntry, ...]
+    related: tuple[LedgerEntry, ...]
+
+    @cached_property
+    def documents(self) -> list[str]:
+        """The premises, in the order the answers are read back: each cited entry,
+        each related one, then (with several cited) the cited entries read together."""
+        documents = [e.text for e in (*self.cited, *self.related)]
+        if len(self.cited) > 1:
+            documents.append(_join(self.cited)[0])  # evidence that only holds together
+        return documents
 
 
 class _RunEvidence:
@@ -149,33 +163,70 @@ class LedgerVerifier:
         return self._model
 
     def verify(self, run_id: str, handover: Handover | Mapping[str, Any]) -> VerifiedHandover:
-        """Fill every asserted proposition's ``entailment`` from ledger evidence."""
+        """Fill every asserted proposition's ``entailment`` from ledger evidence.
+
+        The run's evidence is read once; the propositions the deterministic checks
+        leave open go to the model in one call; the verdicts (and each ``Unsupported``)
+        are appended in one ledger transaction, after the model has answered.
+        """
         model = handover if isinstance(handover, Handover) else Handover.model_validate(handover)
-        self._ledger.run(run_id)
-        cited_ids = [i for c in model.claims for p in c.propositions for i in p.ledger_ids]
-        cited = self._ledger.get_many(cited_ids)
-        run_evidence = _RunEvidence(self._ledger.evidence(run_id))
-        digest = sha256_hex(canonical_json(model.model_dump(mode="json")))
-        verdicts: list[Verdict] = []
-        unsupported: list[Unsupported] = []
-        claims: list[Claim] = []
-        for claim in model.claims:
-            if claim.type not in ASSERTED_TYPES:
-                claims.append(claim)
-                continue
-            props: list[Proposition] = []
-            for prop in claim.propositions:
-                outcome = self._judge(run_id, prop, cited, run_evidence)
-                verdict, missing = self._record(run_id, claim, prop, outcome, digest)
-                verdicts.append(verdict)
-                if missing is not None:
-                    unsupported.append(missing)
-                props.append(prop.model_copy(update={"entailment": verdict.verdict}))
-            claims.append(claim.model_copy(update={"propositions": props}))
-        filled = model.model_copy(update={"claims": claims})
+        evidence = self._ledger.evidence(run_id)  # UnknownRun for a run it does not hold
+        asserted = [
+            (claim, prop)
+            for claim in model.claims
+            if claim.type in ASSERTED_TYPES
+            for prop in claim.propositions
+        ]
+        outcomes = self._judge_all(run_id, [prop for _, prop in asserted], evidence)
+        recorded: list[tuple[Verdict, Unsupported | None]] = []
+        if asserted:
+            digest = sha256_hex(canonical_json(model.model_dump(mode="json")))
+            with self._ledger.batch(run_id) as batch:
+                recorded = [
+                    self._record(batch, claim, prop, outcome, digest)
+                    for (claim, prop), outcome in zip(asserted, outcomes, strict=True)
+                ]
+        verdicts = iter(verdict for verdict, _ in recorded)
+        claims = [
+            claim
+            if claim.type not in ASSERTED_TYPES
+            else claim.model_copy(
+                update={
+                    "propositions": [
+                        p.model_copy(update={"entailment": next(verdicts).verdict})
+                        for p in claim.propositions
+                    ]
+                }
+            )
+            for claim in model.claims
+        ]
         return VerifiedHandover(
-            handover=filled, verdicts=tuple(verdicts), unsupported=tuple(unsupported)
+            handover=model.model_copy(update={"claims": claims}),
+            verdicts=tuple(verdict for verdict, _ in recorded),
+            unsupported=tuple(missing for _, missing in recorded if missing is not None),
         )
+
+    def _judge_all(
+        self, run_id: str, props: Sequence[Proposition], evidence: Sequence[LedgerEntry]
+    ) -> list[_Outcome]:
+        """Every proposition's outcome: the deterministic checks first, then one model
+        call for all the propositions they left open."""
+        by_id = {entry.id: entry for entry in evidence}
+        run_evidence = _RunEvidence(evidence)
+        first = [self._judge(run_id, prop, by_id, run_evidence) for prop in props]
+        questions = [item for item in first if isinstance(item, _Question)]
+        pairs = [(document, q.text) for q in questions for document in q.documents]
+        answers = self.model.check_many(pairs, cache=self.cache) if pairs else []
+        outcomes: list[_Outcome] = []
+        position = 0
+        for item in first:
+            if isinstance(item, _Outcome):
+                outcomes.append(item)
+                continue
+            count = len(item.documents)
+            outcomes.append(self._model_outcome(item, answers[position : position + count]))
+            position += count
+        return outcomes
 
     # --- judging one proposition --------------------------------------------------
 
@@ -185,7 +236,8 @@ class LedgerVerifier:
         prop: Proposition,
         cited_by_id: Mapping[str, LedgerEntry],
         run_evidence: _RunEvidence,
-    ) -> _Outcome:
+    ) -> _Outcome | _Question:
+        """The outcome the deterministic checks settle, or the question for the model."""
         cited = [
             cited_by_id[i]
             for i in dict.fromkeys(prop.ledger_ids)
@@ -193,7 +245,7 @@ class LedgerVerifier:
         ]
         if not cited:
             return _missing(f"no ledger entry of this run supports “{prop.text}”", 0.0)
-        quoted = _verbatim(prop.text, cited)
+        quoted = verbatim(prop.text, cited)
         if quoted is not None:
             entry, span = quoted
             return _Outcome(
@@ -204,9 +256,9 @@ class LedgerVerifier:
                 model=DETERMINISTIC_MODEL,
                 reason="stated verbatim in the cited evidence",
             )
-        gaps = _deterministic_gaps(prop.text, cited)
+        gaps = deterministic_gaps(prop.text, cited)
         if gaps:
-            return _missing(_describe_gaps(gaps, cited, run_evidence.entries), 0.0)
+            return _missing(describe_gaps(gaps, cited, run_evidence.entries), 0.0)
         for entry in cited:
             span = polarity_conflict(entry.text, prop.text)
             if span is not None:
@@ -216,19 +268,15 @@ class LedgerVerifier:
                     ledger_id=entry.id,
                     span=span,
                     model=DETERMINISTIC_MODEL,
-                    reason=f"{entry.id} says the opposite: “{_clip(entry.text[slice(*span)])}”",
+                    reason=f"{entry.id} says the opposite: “{clip(entry.text[slice(*span)])}”",
                 )
         related = run_evidence.related(prop.text, self.related_k, exclude={e.id for e in cited})
-        return self._model_outcome(prop.text, cited, related)
+        return _Question(text=prop.text, cited=tuple(cited), related=tuple(related))
 
-    def _model_outcome(
-        self, text: str, cited: Sequence[LedgerEntry], related: Sequence[LedgerEntry]
-    ) -> _Outcome:
-        documents = [e.text for e in (*cited, *related)]
-        joined, offsets = _join(cited)
-        if len(cited) > 1:
-            documents.append(joined)  # evidence that only holds when read together
-        results = self.model.check_many([(d, text) for d in documents], cache=self.cache)
+    def _model_outcome(self, question: _Question, results: Sequence[Entailment]) -> _Outcome:
+        """The outcome from the model's answers to ``question.documents``."""
+        cited, related = question.cited, question.related
+        _, offsets = _join(cited)
         support = [(cited[i], r) for i, r in enumerate(results[: len(cited)])] + [
             (_entry_at(offsets, r.evidence_span[0]), _shift(r, offsets))
             for r in results[len(cited) + len(related) :]
@@ -251,7 +299,7 @@ class LedgerVerifier:
                 ledger_id=entry.id,
                 span=result.evidence_span,
                 model=result.model,
-                reason=f"{entry.id} contradicts it: “{_clip(snippet)}”",
+                reason=f"{entry.id} contradicts it: “{clip(snippet)}”",
             )
         if entailed:
             return _Outcome(
@@ -277,7 +325,7 @@ class LedgerVerifier:
     # --- recording ----------------------------------------------------------------
 
     def _record(
-        self, run_id: str, claim: Claim, prop: Proposition, outcome: _Outcome, digest: str
+        self, batch: LedgerBatch, claim: Claim, prop: Proposition, outcome: _Outcome, digest: str
     ) -> tuple[Verdict, Unsupported | None]:
         verdict = PropositionVerdict(
             label=outcome.label,  # type: ignore[arg-type]
@@ -295,8 +343,7 @@ class LedgerVerifier:
             "reason": outcome.reason,
             **verdict.model_dump(mode="json"),
         }
-        entry = self._ledger.append(
-            run_id,
+        entry = batch.append(
             kind="verdict",
             source="verifier",
             content=canonical_json(body).decode(),
@@ -322,8 +369,7 @@ class LedgerVerifier:
             contradicting_ledger_id=outcome.ledger_id if outcome.label == "contradiction" else None,
             contradicting_span=outcome.span if outcome.label == "contradiction" else None,
         )
-        stored = self._ledger.append(
-            run_id,
+        stored = batch.append(
             kind="unsupported",
             source="verifier",
             content=canonical_json(missing.to_dict()).decode(),
@@ -370,62 +416,6 @@ def _missing(reason: str, score: float) -> _Outcome:
         model=DETERMINISTIC_MODEL,
         reason=reason,
     )
-
-
-def _verbatim(
-    text: str, cited: Sequence[LedgerEntry]
-) -> tuple[LedgerEntry, tuple[int, int]] | None:
-    """The cited entry and span that contain the proposition word for word (a final
-    full stop aside): what evidence states verbatim needs no model to entail it."""
-    needle = text.strip().rstrip(".").strip()
-    if len(needle) < 8:
-        return None
-    for entry in cited:
-        start = entry.text.find(needle)
-        if start >= 0:
-            return entry, (start, start + len(needle))
-    return None
-
-
-def _deterministic_gaps(text: str, cited: Sequence[LedgerEntry]) -> list[str]:
-    """Identifiers, numbers and quoted spans of ``text`` that no cited entry contains."""
-    gaps = [
-        ident.value
-        for ident in extract_identifiers(text)
-        if not any(identifier_in_evidence(ident, e.text) for e in cited)
-    ]
-    gaps += [quote for quote in _QUOTED.findall(text) if not any(quote in e.text for e in cited)]
-    words = {w.lower() for e in cited for w in _WORDS.findall(e.text)}
-    gaps += [name for name in proper_names(text) if name.lower() not in words]
-    return list(dict.fromkeys(gaps))
-
-
-def proper_names(text: str) -> list[str]:
-    """Capitalised words that are not the first word of a sentence: the names a
-    narrative confabulation invents (people, places, products). Matching them against
-    the evidence is case-insensitive and word by word, so "the Engagement Letter"
-    still matches "the engagement letter"."""
-    names: list[str] = []
-    for match in _CAPITALISED.finditer(text):
-        before = text[: match.start()].rstrip()
-        if not before or before[-1] in '.!?:;\n"“(':
-            continue
-        names.append(match.group(0))
-    return names
-
-
-def _describe_gaps(
-    gaps: Sequence[str], cited: Sequence[LedgerEntry], run_evidence: Sequence[LedgerEntry]
-) -> str:
-    cited_ids = {e.id for e in cited}
-    parts: list[str] = []
-    for gap in gaps:
-        elsewhere = [e.id for e in run_evidence if e.id not in cited_ids and gap in e.text]
-        where = (
-            f" (it appears in {', '.join(elsewhere[:3])}, which is not cited)" if elsewhere else ""
-        )
-        parts.append(f"“{gap}” occurs in none of its cited evidence{where}")
-    return "; ".join(parts)
 
 
 def _refutation(
@@ -479,8 +469,3 @@ def _shift(result: Entailment, offsets: Sequence[tuple[int, LedgerEntry]]) -> En
     begin = result.evidence_span[0] - start
     end = min(result.evidence_span[1] - start, len(entry.text))
     return replace(result, evidence_span=(begin, end))
-
-
-def _clip(text: str, width: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
 
-Label = Literal["entailment", "neutral", "contradiction"]
-#: The three NLI labels in the order the shipped model emits them.
-LABELS: tuple[Label, ...] = get_args(Label)
+from assay.contract import NLILabel as Label
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,10 +15,10 @@ import re
 from collections.abc import Callable, Sequence
 from functools import cache
 
-from assay.gate import GateError, Handover
+from assay.contract import Unsupported
+from assay.gate import GateFinding, Handover
 from assay.ledger import Ledger, LedgerEntry
 from assay.verifier._text import STOP_WORDS
-from assay.verifier._unsupported import Unsupported
 
 #: Cosine similarity at or above which two propositions say the same thing.
 PARAPHRASE_THRESHOLD = 0.85
@@ -76,7 +76,7 @@ class RewordedUnsupportedCheck:
 
     def __call__(
         self, run_id: str, handover: Handover, entries: dict[str, LedgerEntry]
-    ) -> list[GateError]:
+    ) -> list[GateFinding]:
         prior = [
             Unsupported.from_json(e.text, ledger_id=e.id)
             for e in self._ledger.entries(run_id, kinds=["unsupported"])
@@ -86,7 +86,7 @@ class RewordedUnsupportedCheck:
         earlier_ids = {i for u in prior for i in u.ledger_ids}
         digests = {i: e.sha256 for i, e in self._ledger.get_many(earlier_ids).items()}
         digests |= {i: e.sha256 for i, e in entries.items()}
-        errors: list[GateError] = []
+        errors: list[GateFinding] = []
         for ci, claim in enumerate(handover.claims):
             for pi, prop in enumerate(claim.propositions):
                 cited = {digests.get(i, i) for i in prop.ledger_ids}
@@ -116,8 +116,8 @@ class RewordedUnsupportedCheck:
         return candidates[best] if scores[best] >= self.threshold else None
 
 
-def _error(ci: int, pi: int, text: str, earlier: Unsupported) -> GateError:
-    return GateError(
+def _error(ci: int, pi: int, text: str, earlier: Unsupported) -> GateFinding:
+    return GateFinding(
         code="reworded_unsupported",
         path=f"$.claims[{ci}].propositions[{pi}]",
         message=(

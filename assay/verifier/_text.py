@@ -191,7 +191,23 @@ def word_stems(text: str) -> list[str]:
     compared word by word; numbers keep their decimal and thousands separators.
     """
     words = _STEM_WORD.findall(text.lower().replace("'s", ""))
-    return list(_stemmer().stemWords(words))
+    return [_stem(w) if len(w) <= _MEMO_WORD_CHARS else _stem_word(w) for w in words]
+
+
+#: Words up to this long have their stems memoised (longer ones are rare, and a memo
+#: of them could hold any amount of text).
+_MEMO_WORD_CHARS = 40
+
+
+def _stem_word(word: str) -> str:
+    return str(_stemmer().stemWord(word))
+
+
+@lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    """One word's stem, memoised: a handful of words make up most of every text, and
+    the stemmer is pure Python (a few microseconds a word, a dict lookup once seen)."""
+    return _stem_word(word)
 
 
 @lru_cache(maxsize=8192)
@@ -204,6 +220,7 @@ def stem_set(text: str) -> frozenset[str]:
 def clear_caches() -> None:
     """Forget memoised stems and units (benchmarks measure a first reading)."""
     stem_set.cache_clear()
+    _stem.cache_clear()
     _evidence_units.cache_clear()
 
 

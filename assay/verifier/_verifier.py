@@ -26,10 +26,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.verifier._cache import EntailmentCache, cache_key
+from assay.contract import NLI_LABELS as LABELS
+from assay.contract import NLILabel as Label
+from assay.errors import InvalidPair, ModelConfigError, ModelLoadError
+from assay.verifier._cache import (
+    CacheKey,
+    EntailmentCache,
+    cache_key,
+    lookup_many,
+    store_many,
+)
 from assay.verifier._calibration import Calibration, Support, entailment_log_odds
-from assay.verifier._errors import InvalidPair, ModelConfigError, ModelLoadError
-from assay.verifier._records import LABELS, Entailment, Label
+from assay.verifier._records import Entailment
 from assay.verifier._text import (
     DEFAULT_FOCUS,
     DEFAULT_UNIT_WORDS,
@@ -284,23 +292,24 @@ class Verifier:
         self, pairs: Sequence[tuple[str, str]], *, cache: EntailmentCache | None = None
     ) -> list[tuple[float, ...]]:
         """Raw logits for (premise, hypothesis) pairs, in the model's label order."""
-        out: list[tuple[float, ...] | None] = [None] * len(pairs)
-        todo: list[int] = []
         keys = [cache_key(self.model_id, p, h) for p, h in pairs] if cache is not None else []
-        for i in range(len(pairs)):
-            hit = cache.get(keys[i]) if cache is not None else None
-            if hit is None:
-                todo.append(i)
-            else:
-                out[i] = hit
-        todo.sort(key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        out: list[tuple[float, ...] | None] = (
+            lookup_many(cache, keys) if cache is not None else [None] * len(pairs)
+        )
+        todo = sorted(
+            (i for i, row in enumerate(out) if row is None),
+            key=lambda i: len(pairs[i][0]) + len(pairs[i][1]),
+        )
+        computed: list[tuple[CacheKey, tuple[float, ...]]] = []
         for start in range(0, len(todo), self.batch_size):
             batch = todo[start : start + self.batch_size]
             rows = self._forward([pairs[i] for i in batch])
             for i, row in zip(batch, rows, strict=True):
                 out[i] = row
                 if cache is not None:
-                    cache.put(keys[i], row)
+                    computed.append((keys[i], row))
+        if cache is not None:
+            store_many(cache, computed)
         return [row for row in out if row is not None]
 
     def _forward(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[float, ...]]:

@@ -1,16 +1,18 @@
 """Fixtures for the fenced graph: a control plane with the deterministic stand-in
 NLI model (the model is not the subject of these tests; tests/verifier uses the real
-one, and test_real_model.py runs the reference graph with it once)."""
+one, and test_real_model.py runs the invoice audit with it once)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assay import ControlPlane
-from assay.graph.reference import cases
+from assay.apps import reference
+from assay.fence import FencedGraph
 from assay.verifier import LexicalNLI
 
 
@@ -27,6 +29,12 @@ def audit(db_url: str, outbox: Path) -> Iterator[ControlPlane]:
         yield cp
 
 
-def case(name: str) -> tuple[str, Path]:
-    folder = cases()[name]
-    return (folder / "task.txt").read_text().strip(), folder
+@pytest.fixture
+def invoice(audit: ControlPlane) -> FencedGraph:
+    """The invoice audit's fenced graph (rule-based agents) on ``audit``."""
+    return reference.graph(audit)
+
+
+def case(name: str, **options: Any) -> dict[str, Any]:
+    """The run input of a bundled case of the invoice audit."""
+    return reference.case_input(name, **options)

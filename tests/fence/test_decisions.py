@@ -1,6 +1,6 @@
 """A reviewer's decision reaches a user's own fenced graph through ``Command(resume=...)``:
-anything that is not a decision is refused before a grant is written and the run
-stays paused; the executed call names the grant it ran under; an agent's tool-call id
+anything that is not a decision is refused before a decision or a grant is written
+and the run stays paused; the executed call names the grant it ran under; an agent's tool-call id
 cannot take the call id of an intent."""
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from assay import ControlPlane, ToolSpec, fence
-from assay.graph import FenceState, InvalidDecision
+from assay.fence import FenceState
+from assay.fence._decisions import DecisionStore
+from assay.fence._review import ReviewRequest
 from assay.verifier import LexicalNLI
 
 STOCK = "Warehouse W-12 holds 120 units of SKU BT-105."
@@ -44,17 +46,27 @@ ORDER = ToolSpec(
 )
 
 
+def register_order_tools(
+    plane: ControlPlane, orders: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Register the stock and order tools on ``plane``; ``orders`` (a new list by
+    default, returned) collects every order placed: what "the action ran" means here."""
+    orders = [] if orders is None else orders
+    plane.registry.register(READ, lambda _args: STOCK)
+    plane.registry.register(ORDER, lambda args: orders.append(args) or {"order": len(orders)})
+    return orders
+
+
 @pytest.fixture
 def cp(db_url: str) -> Iterator[ControlPlane]:
     with ControlPlane.open(db_url, nli=LexicalNLI()) as plane:
-        plane.registry.register(READ, lambda _args: STOCK)
-        orders: list[dict[str, Any]] = []
-        plane.registry.register(ORDER, lambda args: orders.append(args) or {"order": len(orders)})
-        plane.orders = orders  # type: ignore[attr-defined]
+        plane.orders = register_order_tools(plane)  # type: ignore[attr-defined]
         yield plane
 
 
-def _agent(cp: ControlPlane, units: int = 120):
+def order_agent(cp: ControlPlane, units: int = 120, intents: tuple[str, ...] = ("order1",)):
+    """An agent that reads the stock and asks to order ``units`` once per intent id."""
+
     def agent(state: FenceState) -> dict[str, Any]:
         out = cp.bus.call(state["run_id"], "stock", {})  # type: ignore[typeddict-item]
         return {
@@ -75,13 +87,14 @@ def _agent(cp: ControlPlane, units: int = 120):
                 ],
                 "action_intents": [
                     {
-                        "id": "order1",
+                        "id": intent,
                         "tool": "place_order",
                         "version": "1.0.0",
                         "requires_grant": True,
                         "args": {"sku": "BT-105", "units": units},
                         "depends_on": ["c1"],
                     }
+                    for intent in intents
                 ],
             }
         }
@@ -90,7 +103,9 @@ def _agent(cp: ControlPlane, units: int = 120):
 
 
 def _paused(cp: ControlPlane, units: int = 120) -> tuple[Any, RunnableConfig]:
-    graph = fence(_agent(cp, units), control_plane=cp, checkpointer=InMemorySaver())
+    graph = fence(
+        order_agent(cp, units), control_plane=cp, name="orders", checkpointer=InMemorySaver()
+    )
     config: RunnableConfig = {"configurable": {"thread_id": "order-thread"}}
     state = graph.invoke({"task": "Restock BT-105"}, config)
     assert state["result"].status == "awaiting_grant", state["result"].errors
@@ -120,10 +135,12 @@ def test_anything_but_a_decision_is_refused_and_the_run_stays_paused(
     graph, config = _paused(cp)
     refused = graph.invoke(Command(resume=value), config)
     [paused] = refused["__interrupt__"]
-    assert paused.value["refused"]["code"] == "invalid_decision"
-    assert [p["intent_id"] for p in paused.value["pending"]] == ["order1"]
+    request = ReviewRequest.from_interrupt(paused.value)
+    assert request.refused is not None and request.refused.code == "invalid_decision"
+    assert [p.intent_id for p in request.pending] == ["order1"]
     run_id = graph.get_state(config).values["run_id"]
     assert cp.ledger.entries(run_id, kinds=["grant"]) == []
+    assert DecisionStore(cp.engine).for_run(run_id) == {}
     errors = cp.ledger.entries(run_id, kinds=["error"])
     assert [e.metadata["code"] for e in errors] == ["invalid_decision"]
     assert cp.orders == []  # type: ignore[attr-defined]
@@ -144,15 +161,10 @@ def test_a_resume_of_none_writes_nothing_and_the_run_stays_paused(cp: ControlPla
     assert cp.ledger.entries(run_id, kinds=["grant"]) == [] and graph.get_state(config).next
 
 
-def test_the_service_refuses_a_bad_decision_before_resuming(cp: ControlPlane) -> None:
-    with pytest.raises(InvalidDecision, match="approve"):
-        cp.resume("any-thread", {"approve": "yes", "approver": "alice"})
-    with pytest.raises(InvalidDecision, match="mapping"):
-        cp.resume("any-thread", None)  # type: ignore[arg-type]
-
-
 def test_an_invented_quantity_is_refused_before_anyone_is_asked(cp: ControlPlane) -> None:
-    graph = fence(_agent(cp, units=1200), control_plane=cp, checkpointer=InMemorySaver())
+    graph = fence(
+        order_agent(cp, units=1200), control_plane=cp, name="orders", checkpointer=InMemorySaver()
+    )
     state = graph.invoke({"task": "Restock"}, {"configurable": {"thread_id": "t2"}})
     result = state["result"]
     assert result.status == "abstained" and result.actions == ()

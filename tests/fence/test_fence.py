@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from assay import ControlPlane, ToolSpec, fence
-from assay.graph import FenceState
+from assay import ControlPlane, ToolSpec, UsageError, fence
+from assay.fence import FenceState, GraphIdentity, graph_identity
 from assay.verifier import LexicalNLI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +54,9 @@ def _handover(state: FenceState, text: str, ledger_ids: list[str]) -> dict[str, 
 
 
 def _invoke(cp: ControlPlane, agent: Any, **options: Any) -> Any:
-    graph = fence(agent, control_plane=cp, checkpointer=InMemorySaver(), **options)
+    graph = fence(
+        agent, control_plane=cp, name="cap-reader", checkpointer=InMemorySaver(), **options
+    )
     return graph.invoke({"task": "What is the cap?"}, {"configurable": {"thread_id": "t"}})
 
 
@@ -128,6 +130,49 @@ def test_an_agents_exception_keeps_its_traceback_in_the_ledger(
     assert (body["code"], body["type"]) == ("agent_failed", "ZeroDivisionError")
     assert 'return {"handover": 1 / 0}' in body["traceback"]
     assert "ZeroDivisionError" in caplog.text
+
+
+def test_a_fenced_graph_records_its_name_and_version(cp: ControlPlane) -> None:
+    def agent(state: FenceState) -> dict[str, Any]:
+        out = cp.bus.call(state["run_id"], "letter", {})  # type: ignore[typeddict-item]
+        return _handover(state, LETTER, [out.ledger_id or ""])
+
+    graph = fence(agent, control_plane=cp, name="cap-reader", version="2024.1")
+    assert graph_identity(graph) == GraphIdentity(name="cap-reader", version="2024.1")
+    state = graph.invoke({"task": "What is the cap?"}, {"configurable": {"thread_id": "cap-1"}})
+    assert state["graph"] == {"name": "cap-reader", "version": "2024.1"}
+    metadata = cp.ledger.run(state["run_id"]).metadata
+    assert (metadata["graph"], metadata["graph_version"], metadata["thread_id"]) == (
+        "cap-reader",
+        "2024.1",
+        "cap-1",
+    )
+    status = cp.status("cap-1")
+    assert (status.graph_name, status.graph_version, status.status) == (
+        "cap-reader",
+        "2024.1",
+        "answered",
+    )
+    assert status.run_id == state["run_id"] and status.result == state["result"]
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "problem"),
+    [
+        ("", "1", "non-empty"),
+        ("x" * 201, "1", "longer than 200"),
+        ("bad\nname", "1", "printable"),
+        (" padded", "1", "printable"),
+        ("ok", "v" * 65, "longer than 64"),
+        ("ok", "", "non-empty"),
+        (None, "1", "non-empty"),
+    ],
+)
+def test_a_graph_name_and_version_are_printable_and_bounded(
+    cp: ControlPlane, name: Any, version: Any, problem: str
+) -> None:
+    with pytest.raises(UsageError, match=problem):
+        fence(lambda _s: {}, control_plane=cp, name=name, version=version)
 
 
 def test_the_readme_example_runs(

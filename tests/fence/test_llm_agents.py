@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import secrets
 import sys
 import types
 from collections.abc import Callable, Iterator, Sequence
@@ -37,14 +38,12 @@ from langchain_core.tools import BaseTool
 from langgraph.types import Command
 from pydantic import Field
 
-import assay.graph.reference
+import assay.apps.reference
 from assay import ControlPlane
-from assay.errors import ConfigurationError
-from assay.graph import fence
-from assay.graph._result import RunResult
-from assay.graph.reference import load_documents
-from assay.graph.reference._agents import write
-from assay.graph.reference._llm import (
+from assay.apps import reference
+from assay.apps.reference import load_documents
+from assay.apps.reference._agents import write
+from assay.apps.reference._llm import (
     MODEL_ENV,
     READ_TOOLS,
     LLMAgent,
@@ -52,9 +51,11 @@ from assay.graph.reference._llm import (
     llm_agent_from_env,
     resolve_chat_model,
 )
-from tests.graph.conftest import case
+from assay.errors import ConfigurationError
+from assay.fence import RunResult, fence
+from tests.fence.conftest import case
 
-PROMPTS = Path(assay.graph.reference.__file__).parent / "prompts"
+PROMPTS = Path(assay.apps.reference.__file__).parent / "prompts"
 INVENTED = "led_5f2b9c0d1e3a4f67"
 
 Step = Callable[[list[BaseMessage]], AIMessage]
@@ -259,13 +260,20 @@ def say(content: str) -> Step:
 def run_fenced(
     cp: ControlPlane, model: ScriptedChatModel, *, rounds: int = 2, max_tool_calls: int = 12
 ) -> tuple[Any, RunnableConfig, RunResult]:
-    task, folder = case("over_cap")
-    corpus = cp.reference.store.add(load_documents(folder))
+    task, folder = case("over_cap")["task"], case("over_cap")["documents"]
+    app = reference.app_for(cp)
+    corpus = app.store.add(load_documents(folder))
     agent = LLMAgent(cp, model, max_tool_calls=max_tool_calls)
-    graph = fence(agent, control_plane=cp, writer=write, max_evidence_rounds=rounds)
-    run_id = cp.ledger.start_run()
-    config: RunnableConfig = {"configurable": {"thread_id": f"thr_{run_id}"}}
-    graph.invoke({"task": task, "run_id": run_id, "context": {"corpus": corpus}}, config)
+    graph = fence(
+        agent,
+        control_plane=cp,
+        name="invoice-audit-scripted",
+        writer=write,
+        max_evidence_rounds=rounds,
+        policy=app.policy,
+    )
+    config: RunnableConfig = {"configurable": {"thread_id": f"thr_{secrets.token_hex(6)}"}}
+    graph.invoke({"task": task, "context": {"corpus": corpus}}, config)
     return graph, config, graph.get_state(config).values["result"]
 
 
@@ -319,7 +327,7 @@ def test_the_messages_carry_the_packaged_prompts_and_the_feedback(
     _, _, result = run_fenced(audit, model, rounds=1)
     assert result.status == "awaiting_grant"
 
-    task, _ = case("over_cap")
+    task = case("over_cap")["task"]
     corpus = _corpus(model.seen[0])
     system = SystemMessage(content=(PROMPTS / "system.md").read_text())
     opening = Template((PROMPTS / "task.md").read_text()).substitute(task=task, corpus=corpus)
@@ -493,6 +501,28 @@ def test_assay_model_chooses_the_agent(
     monkeypatch.setenv(MODEL_ENV, "cohere:command")
     with pytest.raises(ConfigurationError):
         llm_agent_from_env(audit)
+
+
+def test_the_chat_model_graph_runs_through_the_runner_and_resumes_with_either_graph(
+    audit: ControlPlane, outbox: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``llm_graph`` is the audit with ASSAY_MODEL's model as its agent, its documents
+    taken from the run's input; after the grant only the fence's own nodes run, so
+    the rule-based graph of the same name resumes it."""
+    script = [*research(itertools.count(1)), hand_over()]
+    module = types.ModuleType("langchain_ollama")
+    setattr(module, "ChatOllama", lambda **_: ScriptedChatModel(steps=list(script)))  # noqa: B010
+    monkeypatch.setitem(sys.modules, "langchain_ollama", module)
+    monkeypatch.setenv(MODEL_ENV, "ollama:scripted")
+
+    paused = audit.run(reference.llm_graph(audit), case("over_cap"))
+    assert paused.status == "awaiting_grant", paused.errors
+    assert [p.args["amount_over_cap"] for p in paused.pending_grants] == [875.0]
+    done = audit.resume(
+        reference.graph(audit), paused.thread_id, {"approve": True, "approver": "al"}
+    )
+    assert [(a.status, a.approver) for a in done.actions] == [("executed", "al")]
+    assert len(outbox.read_text().splitlines()) == 1
 
 
 def test_a_model_without_tool_calling_is_refused(audit: ControlPlane) -> None:

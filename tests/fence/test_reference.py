@@ -1,4 +1,5 @@
-"""The invoice-audit reference graph end to end, on SQLite and on PostgreSQL."""
+"""The invoice audit, an application on the public API, end to end through the
+generic runner, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from assay import ControlPlane, UsageError
-from assay.graph.reference import INJECTIONS
-from tests.graph.conftest import case
+from assay import AlreadyDecided, ControlPlane, UsageError, fence
+from assay.apps import reference
+from assay.apps.reference import INJECTIONS
+from assay.fence import FencedGraph
+from tests.fence.conftest import case
 
 EXPECTED_CLAIMS = {
     "compliant": {"invoice"}
@@ -26,8 +29,10 @@ def _claim_ids(result_claims: tuple[object, ...]) -> set[str]:
     return {c.id for c in result_claims}  # type: ignore[attr-defined]
 
 
-def test_compliant_invoice_is_answered_with_every_claim(audit: ControlPlane, outbox: Path) -> None:
-    result = audit.run(*case("compliant"))
+def test_compliant_invoice_is_answered_with_every_claim(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    result = audit.run(invoice, case("compliant"))
     assert result.status == "answered"
     assert _claim_ids(result.claims) == EXPECTED_CLAIMS["compliant"]
     assert all(
@@ -40,9 +45,9 @@ def test_compliant_invoice_is_answered_with_every_claim(audit: ControlPlane, out
 
 
 def test_small_overage_is_flagged_by_policy_without_pausing(
-    audit: ControlPlane, outbox: Path
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
 ) -> None:
-    result = audit.run(*case("small_overage"))
+    result = audit.run(invoice, case("small_overage"))
     assert result.status == "answered"
     assert _claim_ids(result.claims) == EXPECTED_CLAIMS["small_overage"]
     [action] = result.actions
@@ -52,9 +57,9 @@ def test_small_overage_is_flagged_by_policy_without_pausing(
 
 
 def test_over_cap_pauses_for_a_human_grant_then_flags_once(
-    audit: ControlPlane, outbox: Path
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
 ) -> None:
-    paused = audit.run(*case("over_cap"))
+    paused = audit.run(invoice, case("over_cap"))
     assert paused.status == "awaiting_grant" and paused.answer is None
     [pending] = paused.pending_grants
     assert pending.tool == "flag_invoice_line"
@@ -68,27 +73,30 @@ def test_over_cap_pauses_for_a_human_grant_then_flags_once(
     assert set(rests_on) == {"invoice", "line14.billed", "line14.cap", "line14.overage"}
     cap = rests_on["line14.cap"]["propositions"][0]
     assert cap["verdict"]["label"] == "entailment"
-    assert "capped at EUR 380 per hour" in cap["evidence"]
+    assert "capped at EUR 380 per hour" in cap["evidence"]["text"]
     assert not outbox.exists()
 
-    done = audit.resume(paused.thread_id, {"approve": True, "approver": "alice"})
+    done = audit.resume(invoice, paused.thread_id, {"approve": True, "approver": "alice"})
     assert done.status == "answered"
     assert _claim_ids(done.claims) == EXPECTED_CLAIMS["over_cap"]
     [action] = done.actions
     assert (action.status, action.approver) == ("executed", "alice")
-    again = audit.resume(paused.thread_id, {"approve": True, "approver": "alice"})
-    assert again == done
+    with pytest.raises(AlreadyDecided, match="approved by 'alice'"):
+        audit.resume(invoice, paused.thread_id, {"approve": True, "approver": "alice"})
+    assert audit.status(paused.thread_id).result == done
     assert len(outbox.read_text().splitlines()) == 1
     grants = audit.ledger.entries(done.run_id, kinds=["grant"])
     assert len(grants) == 1 and '"approver":"alice"' in grants[0].text
 
 
 def test_a_denied_grant_cancels_the_action_and_records_why(
-    audit: ControlPlane, outbox: Path
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
 ) -> None:
-    paused = audit.run(*case("over_cap"))
+    paused = audit.run(invoice, case("over_cap"))
     done = audit.resume(
-        paused.thread_id, {"approve": False, "approver": "bob", "reason": "client consented"}
+        invoice,
+        paused.thread_id,
+        {"approve": False, "approver": "bob", "reason": "client consented"},
     )
     [action] = done.actions
     assert (action.status, action.approver, action.reason) == ("denied", "bob", "client consented")
@@ -98,9 +106,9 @@ def test_a_denied_grant_cancels_the_action_and_records_why(
 
 
 def test_a_rate_the_letter_does_not_cover_ends_in_abstention(
-    audit: ControlPlane, outbox: Path
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
 ) -> None:
-    result = audit.run(*case("uncovered_rate"))
+    result = audit.run(invoice, case("uncovered_rate"))
     assert result.status == "abstained"
     assert "line22.cap" not in _claim_ids(result.claims)
     assert "Line 22's rate of EUR 190/h" in (result.answer or "")
@@ -123,9 +131,9 @@ CAUGHT_BY = {
 
 @pytest.mark.parametrize("inject", INJECTIONS)
 def test_every_injected_hallucination_is_stopped(
-    audit: ControlPlane, outbox: Path, inject: str
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path, inject: str
 ) -> None:
-    result = audit.run(*case("over_cap"), inject=inject, seed=7)
+    result = audit.run(invoice, case("over_cap", inject=inject, seed=7))
     assert result.status == "abstained"
     assert result.actions == () and not outbox.exists()
     assert not any(c.id.startswith("inj.") for c in result.claims)
@@ -138,40 +146,71 @@ def test_every_injected_hallucination_is_stopped(
         assert {u.label for u in recorded if u.claim_id.startswith("inj.")} == {expected}
 
 
-def test_service_mistakes_are_usage_errors(
-    audit: ControlPlane, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_application_mistakes_are_usage_errors(
+    audit: ControlPlane,
+    invoice: FencedGraph,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("ASSAY_MODEL", raising=False)
-    task, folder = case("compliant")
+    compliant = case("compliant")
     with pytest.raises(UsageError, match="inject"):
-        audit.run(task, folder, inject="gaslighting")
+        audit.run(invoice, {**compliant, "inject": "gaslighting"})
     with pytest.raises(UsageError, match="no such folder"):
-        audit.run(task, tmp_path / "missing")
+        audit.run(invoice, {**compliant, "documents": str(tmp_path / "missing")})
+    with pytest.raises(UsageError, match="needs documents"):
+        audit.run(invoice, {"task": compliant["task"]})
+    with pytest.raises(UsageError, match="'agent'"):
+        audit.run(invoice, {**compliant, "agent": "llm"})
     with pytest.raises(UsageError, match="agents"):
-        audit.run(task, folder, agents="gpt")
+        reference.app_for(audit).graph(audit, agents="gpt")
     with pytest.raises(UsageError, match="ASSAY_MODEL"):
-        audit.run(task, folder, agents="llm")
+        reference.llm_graph(audit)
+    monkeypatch.setenv("ASSAY_MODEL", "scripted:model")
     with pytest.raises(UsageError, match="rule-based"):
-        audit.run(task, folder, agents="llm", inject="narrative")
+        reference.prepare_input({**compliant, "inject": "narrative"}, agents="llm")
     with pytest.raises(UsageError, match="non-empty"):
-        audit.run("  ", folder)
+        audit.run(invoice, {**compliant, "task": "  "})
+    assert audit.ledger.runs() == [] and audit.paused() == []
     with pytest.raises(UsageError, match="no run on thread"):
-        audit.resume("thr_missing", {"approve": True, "approver": "a"})
+        audit.resume(invoice, "thr_missing", {"approve": True, "approver": "a"})
     with pytest.raises(UsageError, match="approver"):
-        audit.resume("thr_missing", {"approve": True})
-    first = audit.run(task, folder, thread_id="thr_fixed")
+        audit.resume(invoice, "thr_missing", {"approve": True})
+    first = audit.run(invoice, compliant, thread_id="thr_fixed")
     with pytest.raises(UsageError, match="already holds a run"):
-        audit.run(task, folder, thread_id="thr_fixed")
+        audit.run(invoice, compliant, thread_id="thr_fixed")
     assert first.status == "answered"
 
 
-def test_documents_as_a_mapping_and_async_twins(audit: ControlPlane, outbox: Path) -> None:
-    task, folder = case("over_cap")
+def test_the_audit_leaves_the_control_planes_policy_alone(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    """Its auto-approval rules come with its graph: the shared grants hold none, and
+    another graph of the same agents and tools, fenced without them, asks a person."""
+    flagged = audit.run(invoice, case("small_overage"))
+    assert flagged.actions[0].approver == "policy:small-overages"
+    assert audit.grants.policy.rules == []
+    agents = reference.app_for(audit).agent(audit)
+    plain = fence(
+        agents, control_plane=audit, name="audit-without-policy", prepare=reference.prepare_input
+    )
+    paused = audit.run(plain, case("small_overage"))
+    assert paused.status == "awaiting_grant" and paused.actions == ()
+    assert len(outbox.read_text().splitlines()) == 1
+
+
+def test_documents_as_a_mapping_and_async_twins(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    folder = reference.cases()["over_cap"]
     documents = {p.name: p.read_text() for p in folder.glob("*.md")}
+    task = case("over_cap")["task"]
 
     async def scenario() -> tuple[str, str]:
-        paused = await audit.arun(task, documents)
-        done = await audit.aresume(paused.thread_id, {"approve": True, "approver": "carol"})
+        paused = await audit.arun(invoice, {"task": task, "documents": documents})
+        done = await audit.aresume(
+            invoice, paused.thread_id, {"approve": True, "approver": "carol"}
+        )
         return paused.status, done.status
 
     assert asyncio.run(scenario()) == ("awaiting_grant", "answered")

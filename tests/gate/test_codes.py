@@ -303,15 +303,15 @@ def test_unknown_run_is_a_usage_error_and_writes_nothing(plane: ControlPlane) ->
 
 
 def test_an_extra_check_can_be_registered(plane: ControlPlane) -> None:
-    from assay import GateError
+    from assay import GateFinding
 
     world = make_world(plane)
     seen: list[set[str]] = []
 
-    def no_fees(run_id: str, handover: Handover, entries: dict[str, Any]) -> list[GateError]:
+    def no_fees(run_id: str, handover: Handover, entries: dict[str, Any]) -> list[GateFinding]:
         seen.append(set(entries))
         return [
-            GateError(code="reworded_unsupported", path=f"$.claims[{i}].text", message="again")
+            GateFinding(code="reworded_unsupported", path=f"$.claims[{i}].text", message="again")
             for i, c in enumerate(handover.claims)
             if "fees" in c.text
         ]

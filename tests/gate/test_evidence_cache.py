@@ -7,7 +7,7 @@ import sys
 
 from assay.gate import identifier_in_evidence
 from assay.gate._digest_cache import DigestCache, digest
-from assay.gate._identifiers import EVIDENCE_CACHE, Evidence, _index
+from assay.gate._identifiers import EVIDENCE_CACHE, Evidence, index_evidence
 
 
 def _large(i: int, size: int, *, wide: bool) -> str:
@@ -33,7 +33,9 @@ def test_a_call_leaves_no_reference_to_the_evidence_text() -> None:
 
 
 def test_many_large_texts_stay_within_the_byte_bound() -> None:
-    cache: DigestCache[Evidence] = DigestCache(_index, lambda e: e.nbytes, max_bytes=600_000)
+    cache: DigestCache[Evidence] = DigestCache(
+        index_evidence, lambda e: e.nbytes, max_bytes=600_000
+    )
     for i in range(30):
         text = _large(i, 100_000, wide=True)
         derived = cache.get(text)

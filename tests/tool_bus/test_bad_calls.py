@@ -1,7 +1,7 @@
 """Bad calls are refused before anything runs, as data or as a documented error.
 
 The planner's own fields (tool name, version, arguments) come back as a structured
-``ToolError``; the wiring fields (run id, call id, grant id, claim ids) raise
+``ToolFailure``; the wiring fields (run id, call id, grant id, claim ids) raise
 ``InvalidCall`` (``UnknownRun`` for a run the ledger lacks) before anything is
 written. A lone surrogate, a NUL (which PostgreSQL text cannot hold), a newline,
 a huge or a deeply nested value: every one is handled the same on both engines.

@@ -40,7 +40,7 @@ def test_public_names() -> None:
     for name in (
         "ToolSpec",
         "ToolResult",
-        "ToolError",
+        "ToolFailure",
         "ErrorDetail",
         "GrantRequest",
         "Grant",

@@ -58,7 +58,7 @@ def test_a_plain_policy_loads_from_yaml_json_and_a_mapping(tmp_path: Path) -> No
 
 
 def test_the_shipped_reference_policy_loads() -> None:
-    path = Path(__file__).resolve().parents[2] / "assay" / "graph" / "reference" / "policy.yaml"
+    path = Path(__file__).resolve().parents[2] / "assay" / "apps" / "reference" / "policy.yaml"
     (rule,) = load_policy(path).rules
     assert rule.name == "small-overages" and rule.args["amount_over_cap"].le == 500
 

@@ -20,7 +20,7 @@ import pytest
 import sqlalchemy as sa
 
 from assay import ControlPlane
-from assay.tool_bus import ToolError, ToolResult, ToolSpec
+from assay.tool_bus import ToolFailure, ToolResult, ToolSpec
 from assay.tool_bus import _tables as t
 
 #: An error entry, exception and traceback included, stays well below this.
@@ -238,7 +238,7 @@ def test_a_cancellation_between_start_and_handler_is_settled(plane: ControlPlane
     checking, release = threading.Event(), threading.Event()
     runs: list[int] = []
 
-    def slow_precheck(args: Mapping[str, Any]) -> ToolError | None:
+    def slow_precheck(args: Mapping[str, Any]) -> ToolFailure | None:
         checking.set()
         release.wait(10)  # the caller is cancelled while the call is being prepared
         return None

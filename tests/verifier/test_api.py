@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import RunError, UsageError
+from assay.training._evaluate import balanced_accuracy, best_threshold, roc_auc
 from assay.verifier import (
     MODEL_ENV,
     Calibration,
@@ -27,7 +28,6 @@ from assay.verifier import (
     split_claim,
 )
 from assay.verifier._calibration import coverage_penalty, fit_logistic
-from assay.verifier._evaluate import balanced_accuracy, best_threshold, roc_auc
 from assay.verifier._text import evidence_units, split_sentences
 
 

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from assay.fence import compose_answer
 from assay.gate import ActionIntent, Claim, ClaimType, Handover, OpenQuestion, Proposition
 from assay.ledger import canonical_json, sha256_hex
 
 if TYPE_CHECKING:
-    from assay.control_plane import ControlPlane
+    from assay.fence import FenceComponents
     from assay.verifier import Unsupported
 
 _LINE = re.compile(
@@ -78,7 +79,7 @@ def plan(task: str, feedback: list[dict[str, Any]]) -> list[str]:
     return queries
 
 
-def research(cp: ControlPlane, run_id: str, corpus: str, queries: list[str]) -> list[Evidence]:
+def research(cp: FenceComponents, run_id: str, corpus: str, queries: list[str]) -> list[Evidence]:
     """The researcher: search, then read every hit exactly, through the bus."""
     seen: dict[tuple[str, int], Evidence] = {}
     for query in queries:
@@ -161,7 +162,9 @@ def _claim(cid: str, text: str, ledger_ids: list[str], kind: ClaimType = "Assert
     )
 
 
-def analyse(cp: ControlPlane, run_id: str, findings: Findings, dropped: dict[str, str]) -> Handover:
+def analyse(
+    cp: FenceComponents, run_id: str, findings: Findings, dropped: dict[str, str]
+) -> Handover:
     """The analyst: one claim per fact, computed figures from the bus, a flag intent
     per line above its cap; claims found Unsupported before become open questions."""
     claims: list[Claim] = []
@@ -282,8 +285,6 @@ def write(
     claims: Sequence[Claim], unsupported: Sequence[Unsupported], handover: Handover | None
 ) -> str:
     """The writer: an audit note from verified claims only; the rest is Conjecture."""
-    from assay.graph._fence import compose_answer
-
     over = [c for c in claims if c.id.endswith(".overage") and "above the cap" in c.text]
     if over:
         head = "Lines billed above the engagement letter's caps: " + "; ".join(c.text for c in over)

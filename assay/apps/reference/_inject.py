@@ -8,12 +8,12 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Literal, get_args
 
+from assay.apps.reference._agents import Evidence, Findings
 from assay.errors import UsageError
 from assay.gate import ActionIntent, Claim, Handover, Proposition
-from assay.graph.reference._agents import Evidence, Findings
 
 if TYPE_CHECKING:
-    from assay.control_plane import ControlPlane
+    from assay.fence import FenceComponents
 
 Injection = Literal[
     "confabulation",
@@ -47,7 +47,7 @@ def _claim(cid: str, text: str, ledger_ids: list[str]) -> Claim:
 def inject(
     kind: str,
     *,
-    cp: ControlPlane,
+    cp: FenceComponents,
     run_id: str,
     seed: int,
     handover: Handover,

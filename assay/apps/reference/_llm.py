@@ -41,12 +41,12 @@ from langchain_core.messages import (
 from langchain_core.tools import BaseTool
 
 from assay.errors import ConfigurationError, UsageError
+from assay.fence import FenceState
 from assay.gate import Handover
-from assay.graph._state import FenceState
 from assay.tool_bus import ToolNotFound
 
 if TYPE_CHECKING:
-    from assay.control_plane import ControlPlane
+    from assay.fence import FenceComponents
 
 __all__ = [
     "DRAFT_KEYS",
@@ -137,7 +137,7 @@ def _parse_spec(spec: object) -> tuple[str, str]:
     return provider, match["model"].strip()
 
 
-def llm_agent_from_env(cp: ControlPlane, **options: Any) -> LLMAgent | None:
+def llm_agent_from_env(cp: FenceComponents, **options: Any) -> LLMAgent | None:
     """The chat-model agent ``ASSAY_MODEL`` asks for, or ``None`` when it is unset
     (the caller then keeps the rule-based agents)."""
     spec = os.environ.get(MODEL_ENV, "").strip()
@@ -151,7 +151,7 @@ def llm_agent_from_env(cp: ControlPlane, **options: Any) -> LLMAgent | None:
 
 def prompt(name: str) -> str:
     """The text of ``prompts/<name>.md``, as shipped in the package."""
-    path = files("assay.graph.reference") / "prompts" / f"{name}.md"
+    path = files("assay.apps.reference") / "prompts" / f"{name}.md"
     return path.read_text(encoding="utf-8")
 
 
@@ -222,7 +222,7 @@ class LLMAgent:
 
     def __init__(
         self,
-        cp: ControlPlane,
+        cp: FenceComponents,
         model: BaseChatModel,
         *,
         max_tool_calls: int = 12,
@@ -265,7 +265,7 @@ class LLMAgent:
         if not offered:
             raise ConfigurationError(
                 f"none of {list(self.tool_names)} is registered read-only on this control "
-                "plane (cp.reference registers the invoice-audit tools)"
+                "plane (ReferenceApp.install registers the invoice-audit tools)"
             )
         return offered
 

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from assay._search import Bm25Index
+from assay.apps.reference._index import Bm25Index
 from assay.errors import UsageError
 from assay.ledger import canonical_json, sha256_hex
 from assay.tool_bus import ToolRegistry, ToolSpec
@@ -43,10 +43,9 @@ class DocumentStore:
         self._lock = threading.Lock()
 
     def add(self, documents: Mapping[str, str]) -> str:
-        """Index ``documents`` (name -> text) and return their corpus id."""
-        if not documents:
-            raise UsageError("no documents to audit: pass a mapping of name to text or a folder")
-        corpus_id = "crp_" + sha256_hex(canonical_json(dict(documents)))[:16]
+        """Index ``documents`` (name -> text) and return their corpus id; documents
+        indexed before are not indexed again."""
+        corpus_id = corpus_of(documents)
         with self._lock:
             if corpus_id not in self._corpora:
                 passages = [
@@ -83,13 +82,25 @@ class DocumentStore:
         return self._corpora[corpus_id]
 
 
-def load_documents(source: Mapping[str, str] | str | Path) -> dict[str, str]:
-    """Documents from a mapping, or every ``.md``/``.txt`` file of a folder."""
+def corpus_of(documents: Mapping[str, str]) -> str:
+    """The corpus id of ``documents``: the same documents always get the same id."""
+    if not documents:
+        raise UsageError("no documents to audit: pass a mapping of name to text or a folder")
+    return "crp_" + sha256_hex(canonical_json(dict(documents)))[:16]
+
+
+def load_documents(source: object) -> dict[str, str]:
+    """Documents from a mapping, or every ``.md``/``.txt`` file of a folder (a path)."""
     if isinstance(source, Mapping):
-        bad = [k for k, v in source.items() if not isinstance(k, str) or not isinstance(v, str)]
+        items = cast(Mapping[object, object], source)
+        bad = [k for k, v in items.items() if not isinstance(k, str) or not isinstance(v, str)]
         if bad:
             raise UsageError(f"documents must map names to text; bad entries: {bad[:3]}")
-        return dict(source)
+        if not items:
+            raise UsageError("no documents to audit: pass a mapping of name to text or a folder")
+        return cast(dict[str, str], dict(items))
+    if not isinstance(source, str | Path):
+        raise UsageError("documents are a mapping of name to text, or the path of a folder")
     folder = Path(source)
     if not folder.is_dir():
         raise UsageError(f"no such folder of documents: {folder}")

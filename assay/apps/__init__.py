@@ -1,0 +1,1 @@
+"""Applications built on assay's public API, as a user's would be."""

@@ -1,0 +1,341 @@
+"""Runs of any fenced graph: start, resume, where a thread stands, what waits.
+
+The runner knows nothing of any application: it takes the graph ``fence()``
+returned, the caller's input and a thread id. Every refusal is decided before the
+graph runs, so a refused call changes nothing::
+
+    run     unknown graph ─► UsageError      thread already used ─► ThreadInUse
+    resume  no such thread ─► UnknownThread  another graph's ─► WrongGraph
+            not paused, decided before ─► AlreadyDecided (names that decision)
+            not a decision on the pending calls ─► InvalidDecision
+
+A resume returns the outcome of its own invocation, not the thread's latest
+checkpoint, which may be another process's when two resumed one run at once.
+``status`` and ``paused`` read the database alone (``fence_threads`` and the
+control plane's checkpointer), so they need no graph: they answer with
+:class:`ThreadStatus` records.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command, StateSnapshot
+
+from assay.errors import (
+    InvalidDecision,
+    RunError,
+    ThreadInUse,
+    UnknownThread,
+    UsageError,
+)
+from assay.fence import _threads as threads
+from assay.fence._components import FenceComponents
+from assay.fence._decisions import DecisionStore, already_decided
+from assay.fence._fence import FencedGraph, build_result, graph_identity, prepared_input
+from assay.fence._result import RunResult, ThreadStatus
+from assay.fence._review import PendingCall, parse_decision
+from assay.fence._state import FenceState
+from assay.fence._threads import GraphIdentity, ThreadRow
+from assay.tool_bus import json_problems
+
+__all__ = ["aresume", "arun", "paused", "resume", "run", "status"]
+
+_INPUT_KEYS = ("task", "context")
+
+
+def run(
+    components: FenceComponents,
+    graph: FencedGraph,
+    input: Mapping[str, Any],
+    *,
+    thread_id: str | None = None,
+) -> RunResult:
+    """Start ``graph`` on ``input`` (``{"task": str, "context": {...}}``, after the
+    graph's ``prepare``) in a new thread (``thread_id``, or a fresh one)."""
+    payload, config = _start(components, graph, input, thread_id)
+    _claim(components, graph_identity(graph), config, graph.get_state(config))
+    return _settle(components, config, lambda: graph.invoke(payload, config))
+
+
+async def arun(
+    components: FenceComponents,
+    graph: FencedGraph,
+    input: Mapping[str, Any],
+    *,
+    thread_id: str | None = None,
+) -> RunResult:
+    """:func:`run` on the event loop (``graph.ainvoke``): the graph's async nodes and
+    the checkpointer's async methods run there."""
+    payload, config = _start(components, graph, input, thread_id)
+    _claim(components, graph_identity(graph), config, await graph.aget_state(config))
+    return await _asettle(components, config, lambda: graph.ainvoke(payload, config))
+
+
+def resume(
+    components: FenceComponents,
+    graph: FencedGraph,
+    thread_id: str,
+    decision: Mapping[str, Any],
+) -> RunResult:
+    """Continue the run paused on ``thread_id`` with a reviewer's ``decision``
+    (``{"approve": bool, "approver": name, "reason": ...}`` or per intent)."""
+    config = _resume_config(graph, thread_id, decision)
+    snapshot = graph.get_state(config)
+    _check_paused(components, graph, config, decision, snapshot)
+    command = Command(resume=dict(decision))
+    result = _settle(components, config, lambda: graph.invoke(command, config))
+    _refuse_rival(components, snapshot, decision)
+    return result
+
+
+async def aresume(
+    components: FenceComponents,
+    graph: FencedGraph,
+    thread_id: str,
+    decision: Mapping[str, Any],
+) -> RunResult:
+    """:func:`resume` on the event loop (``graph.ainvoke``)."""
+    config = _resume_config(graph, thread_id, decision)
+    snapshot = await graph.aget_state(config)
+    _check_paused(components, graph, config, decision, snapshot)
+    command = Command(resume=dict(decision))
+    result = await _asettle(components, config, lambda: graph.ainvoke(command, config))
+    _refuse_rival(components, snapshot, decision)
+    return result
+
+
+def status(components: FenceComponents, thread_id: str) -> ThreadStatus:
+    """Where ``thread_id`` stands: its graph, run, status and latest result."""
+    row = threads.get(components.engine, threads.check_thread_id(thread_id))
+    if row is None:
+        raise UnknownThread(f"no fenced run on thread {thread_id!r}")
+    return _thread_status(components, row)
+
+
+def paused(
+    components: FenceComponents, *, graph_name: str | None = None, limit: int = 100
+) -> list[ThreadStatus]:
+    """Threads waiting for a grant (of ``graph_name`` only, when given), the most
+    recently paused first, at most ``limit``."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise UsageError("limit must be a positive integer")
+    if graph_name is not None and not isinstance(graph_name, str):
+        raise UsageError("graph_name must be a string")
+    rows = threads.listed(components.engine, "awaiting_grant", graph_name, limit)
+    return [_thread_status(components, row) for row in rows]
+
+
+# --- starting ---------------------------------------------------------------------------
+
+
+def _config(thread_id: str) -> RunnableConfig:
+    return {"configurable": {"thread_id": thread_id}}
+
+
+def _start(
+    components: FenceComponents,
+    graph: FencedGraph,
+    value: Mapping[str, Any],
+    thread_id: str | None,
+) -> tuple[FenceState, RunnableConfig]:
+    """The checked input and the config of a new run; nothing is written."""
+    graph_identity(graph)
+    if not isinstance(value, Mapping):
+        raise UsageError("a run's input is a mapping: {'task': str, 'context': {...}}")
+    payload = _payload(components, prepared_input(graph, value))
+    chosen = "thr_" + secrets.token_hex(12) if thread_id is None else thread_id
+    return payload, _config(threads.check_thread_id(chosen))
+
+
+def _payload(components: FenceComponents, value: object) -> FenceState:
+    if not isinstance(value, Mapping):
+        raise UsageError("a run's input is a mapping: {'task': str, 'context': {...}}")
+    data = cast(Mapping[object, Any], value)
+    unknown = sorted(repr(k) for k in data if k not in _INPUT_KEYS)
+    if unknown:
+        raise UsageError(f"a run's input takes 'task' and 'context', not {', '.join(unknown)}")
+    task = data.get("task")
+    if not isinstance(task, str) or not task.strip():
+        raise UsageError("the input's 'task' must be a non-empty string")
+    if len(task.encode("utf-8", "surrogatepass")) > components.ledger.max_content_bytes:
+        raise UsageError("the input's 'task' is larger than the ledger's content limit")
+    context = data.get("context", {})
+    if not isinstance(context, Mapping) or json_problems(context):
+        raise UsageError("the input's 'context' must be a JSON object")
+    return {"task": task, "context": dict(cast(Mapping[str, Any], context))}
+
+
+def _claim(
+    components: FenceComponents,
+    identity: GraphIdentity,
+    config: RunnableConfig,
+    snapshot: StateSnapshot,
+) -> None:
+    """Take the thread for ``identity``; :class:`ThreadInUse` if it was ever used."""
+    thread_id = _thread_of(config)
+    if snapshot.values or not threads.claim(components.engine, thread_id, identity):
+        held = threads.get(components.engine, thread_id)
+        owner = f" by graph {held.graph} ({held.status})" if held is not None else ""
+        raise ThreadInUse(
+            f"thread {thread_id!r} already holds a run{owner}; resume it or choose another id"
+        )
+
+
+# --- resuming ---------------------------------------------------------------------------
+
+
+def _resume_config(graph: FencedGraph, thread_id: str, decision: object) -> RunnableConfig:
+    graph_identity(graph)
+    config = _config(threads.check_thread_id(thread_id))
+    parse_decision(decision, None)  # its own shape, before anything is read
+    return config
+
+
+def _check_paused(
+    components: FenceComponents,
+    graph: FencedGraph,
+    config: RunnableConfig,
+    decision: Mapping[str, Any],
+    snapshot: StateSnapshot,
+) -> None:
+    """Refuse what may not resume: see the module's table."""
+    thread_id, identity = _thread_of(config), graph_identity(graph)
+    row = threads.get(components.engine, thread_id)
+    values = cast(dict[str, Any], snapshot.values or {})
+    if row is None and not values:
+        raise UnknownThread(f"no run on thread {thread_id!r}")
+    owner = row.graph if row is not None else _state_identity(values)
+    if owner is not None and owner != identity:
+        raise threads.wrong_graph(thread_id, owner, identity)
+    if not values:
+        raise UnknownThread(f"thread {thread_id!r} has no checkpoint to resume")
+    if not any(task.interrupts for task in snapshot.tasks):
+        raise _not_paused(components, thread_id, values, running=bool(snapshot.next))
+    pending = [str(item["intent_id"]) for item in values.get("pending") or []]
+    if not pending:
+        raise InvalidDecision(f"thread {thread_id!r} is paused, but not for a grant")
+    parse_decision(decision, pending)
+    if row is None:  # a run paused before threads were recorded: it is this graph's now
+        threads.claim(components.engine, thread_id, identity, run_id=values.get("run_id"))
+        threads.set_status(components.engine, thread_id, "awaiting_grant")
+
+
+def _refuse_rival(
+    components: FenceComponents, snapshot: StateSnapshot, decision: Mapping[str, Any]
+) -> None:
+    """Raise :class:`AlreadyDecided` when the outcome this invocation got back was
+    reached on another reviewer's decision: LangGraph does not re-run a grant step
+    whose result was saved by a concurrent resume, it hands back where that one got."""
+    values = cast(dict[str, Any], snapshot.values or {})
+    items = [PendingCall.model_validate(item) for item in values.get("pending") or []]
+    decisions = parse_decision(decision, [item.intent_id for item in items])
+    rival = DecisionStore(components.engine).rival(
+        [(item, decisions[item.intent_id]) for item in items]
+    )
+    if rival is not None:
+        raise already_decided(rival)
+
+
+def _state_identity(values: Mapping[str, Any]) -> GraphIdentity | None:
+    graph = values.get("graph")
+    if not isinstance(graph, Mapping):
+        return None
+    named = cast(Mapping[str, Any], graph)
+    return GraphIdentity(name=str(named.get("name")), version=str(named.get("version")))
+
+
+def _not_paused(
+    components: FenceComponents, thread_id: str, values: Mapping[str, Any], *, running: bool
+) -> InvalidDecision:
+    """Why a decision cannot be taken: the decision that stands, or that nothing waits."""
+    run_id = values.get("run_id")
+    earlier = list(DecisionStore(components.engine).for_run(str(run_id)).values()) if run_id else []
+    if earlier:
+        return already_decided(earlier[0])
+    if running:
+        return InvalidDecision(f"thread {thread_id!r} is running, not paused for a grant")
+    result = values.get("result")
+    ended = f" ended {result.status}" if isinstance(result, RunResult) else " is not paused"
+    return InvalidDecision(f"thread {thread_id!r} is not waiting for a decision: its run{ended}")
+
+
+# --- invoking ---------------------------------------------------------------------------
+
+
+def _settle(
+    components: FenceComponents, config: RunnableConfig, invoke: Callable[[], Any]
+) -> RunResult:
+    try:
+        values = invoke()
+    except Exception as exc:
+        _failed(components, config, exc)
+        raise
+    return _outcome(values)
+
+
+async def _asettle(
+    components: FenceComponents, config: RunnableConfig, invoke: Callable[[], Awaitable[Any]]
+) -> RunResult:
+    try:
+        values = await invoke()
+    except Exception as exc:
+        _failed(components, config, exc)
+        raise
+    return _outcome(values)
+
+
+def _failed(components: FenceComponents, config: RunnableConfig, exc: Exception) -> None:
+    """A run that broke off is ``failed``; a refusal (a usage error) changed nothing."""
+    if not isinstance(exc, UsageError):
+        threads.set_status(components.engine, _thread_of(config), "failed")
+
+
+def _outcome(values: object) -> RunResult:
+    """What this invocation came to, from the values it returned."""
+    if not isinstance(values, Mapping):
+        raise RunError("the fenced graph returned no state")
+    state = cast(Mapping[str, Any], values)
+    if state.get("__interrupt__"):
+        return build_result(cast(Any, state))
+    result = state.get("result")
+    if isinstance(result, RunResult):
+        return result
+    raise RunError("the fenced graph stopped without a result")
+
+
+def _thread_of(config: RunnableConfig) -> str:
+    return str(config.get("configurable", {})["thread_id"])
+
+
+# --- reading without a graph --------------------------------------------------------------
+
+
+def _thread_status(components: FenceComponents, row: ThreadRow) -> ThreadStatus:
+    result = _checkpointed_result(components, row.thread_id)
+    if result is not None and result.run_id != row.run_id:
+        result = None  # the previous run's: the current one has none yet
+    return ThreadStatus(
+        thread_id=row.thread_id,
+        graph_name=row.graph.name,
+        graph_version=row.graph.version,
+        run_id=row.run_id,
+        status=row.status,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        result=result,
+    )
+
+
+def _checkpointed_result(components: FenceComponents, thread_id: str) -> RunResult | None:
+    """The ``result`` of the thread's latest checkpoint in the control plane's saver."""
+    saved = components.checkpointer.get_tuple(
+        {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+    )
+    if saved is None:
+        return None
+    result = saved.checkpoint.get("channel_values", {}).get("result")
+    return result if isinstance(result, RunResult) else None

@@ -1,0 +1,34 @@
+"""Training takes explicit paths and never writes into the installed package."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from assay.cli import app
+
+runner = CliRunner()
+
+
+def test_train_needs_explicit_data_and_output_paths(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["verifier", "train", "--data", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "--out" in result.output
+
+
+def test_train_refuses_to_write_into_the_installed_package(tmp_path: Path) -> None:
+    inside = Path(str(files("assay"))) / "verifier" / "model-new"
+    result = runner.invoke(
+        app, ["verifier", "train", "--data", str(tmp_path), "--out", str(inside)]
+    )
+    assert result.exit_code == 2, result.output
+    assert "inside the installed package" in result.output
+    assert not inside.exists()
+
+
+def test_calibrate_needs_explicit_model_and_data(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["verifier", "calibrate", "--data", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "--model" in result.output
