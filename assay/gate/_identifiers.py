@@ -40,8 +40,9 @@ of the other kind — ``1,200`` alone stays verbatim, it is 1.2 in half of Europ
 and ISO and written-month dates match each other (slash dates are only ever
 verbatim: 03/01 is March in the US and January elsewhere).
 
-What is derived from an evidence text is cached by the text's digest, within a
-byte bound (:mod:`assay.gate._digest_cache`), never by the text itself.
+What is derived from an evidence text, and the identifiers of a claim's text, are
+cached by the text's digest, within a byte bound (:mod:`assay.gate._digest_cache`),
+never by the text itself.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from assay.gate._records import Identifier, IdentifierKind
 from assay.gate._unicode import Normalised, normalise
 
 __all__ = [
+    "CLAIM_CACHE",
     "EVIDENCE_CACHE",
     "Evidence",
     "evidence",
@@ -73,9 +75,25 @@ def extract_identifiers(text: str) -> list[Identifier]:
     """Every identifier-like token of ``text``, in order of position, none overlapping.
 
     Kinds are tried from the most specific (URL, UUID) to the least (quantity); a
-    token inside one already found is not reported again.
+    token inside one already found is not reported again. Cached by the text's digest
+    (:data:`CLAIM_CACHE`): the gate and then the verifier read the same claim texts.
     """
-    return identifiers_of(normalise(text))
+    return list(CLAIM_CACHE.get(text))
+
+
+def _extracted(text: str) -> tuple[Identifier, ...]:
+    return tuple(identifiers_of(normalise(text)))
+
+
+def _extracted_size(found: tuple[Identifier, ...]) -> int:
+    return sys.getsizeof(found) + sum(sys.getsizeof(i.value) + 120 for i in found)
+
+
+#: Identifiers found in texts (claims, propositions, replies), by SHA-256 of the
+#: text, at most 8 MiB.
+CLAIM_CACHE: DigestCache[tuple[Identifier, ...]] = DigestCache(
+    _extracted, _extracted_size, max_bytes=8 * 1024 * 1024
+)
 
 
 def identifiers_of(norm: Normalised) -> list[Identifier]:
