@@ -25,7 +25,7 @@ test: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
 	$(BIN)/ruff check assay migrations tests benchmarks examples docs/hooks
 	$(BIN)/lint-imports
-	$(BIN)/pyright
+	$(BIN)/pyright --project pyproject.toml
 	$(MAKE) docs
 
 lint: $(STAMP)
@@ -40,7 +40,7 @@ docs: $(STAMP)
 		rm -rf "$$site"; exit $$status
 
 typecheck: $(STAMP)
-	$(BIN)/pyright
+	$(BIN)/pyright --project pyproject.toml
 
 bench: $(STAMP)
 	for b in ledger tool_bus gate pathological_inputs verifier_speed graph_overhead; do \
