@@ -26,6 +26,7 @@ from assay.contract._records import (
     Unsupported,
     UnsupportedLabel,
     VerdictLabel,
+    handover_author_properties,
     handover_json_schema,
     handover_json_schema_text,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "Unsupported",
     "UnsupportedLabel",
     "VerdictLabel",
+    "handover_author_properties",
     "handover_json_schema",
     "handover_json_schema_text",
 ]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Self, get_args
+from typing import Annotated, Any, Literal, Self, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt, model_validator
 
@@ -28,6 +29,7 @@ __all__ = [
     "Unsupported",
     "UnsupportedLabel",
     "VerdictLabel",
+    "handover_author_properties",
     "handover_json_schema",
     "handover_json_schema_text",
 ]
@@ -157,6 +159,37 @@ def handover_json_schema() -> dict[str, Any]:
 def handover_json_schema_text() -> str:
     """The schema as the exact text of the shipped file (sorted keys, two-space indent)."""
     return json.dumps(handover_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def handover_author_properties(keys: Sequence[str]) -> dict[str, Any]:
+    """The hand-over schema's properties ``keys`` as an agent writes them: ``$ref``s
+    inlined (some model providers refuse them in tool parameters) and without
+    ``entailment``, which only the verifier writes."""
+    full = Handover.model_json_schema()
+    defs: dict[str, Any] = full.get("$defs", {})
+    return {key: _inline_for_author(full["properties"][key], defs) for key in keys}
+
+
+def _inline_for_author(node: Any, defs: Mapping[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline_for_author(item, defs) for item in cast(list[Any], node)]
+    if not isinstance(node, dict):
+        return node
+    named = cast(dict[str, Any], node)
+    ref = named.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        rest = {k: v for k, v in named.items() if k != "$ref"}
+        return _inline_for_author({**defs[ref.removeprefix("#/$defs/")], **rest}, defs)
+    out: dict[str, Any] = {}
+    for key, value in named.items():
+        if key == "properties" and isinstance(value, dict):
+            fields = cast(dict[str, Any], value)
+            out[key] = {
+                k: _inline_for_author(v, defs) for k, v in fields.items() if k != "entailment"
+            }
+        else:
+            out[key] = _inline_for_author(value, defs)
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -39,7 +39,7 @@ from langgraph.managed import RemainingSteps
 from pydantic import BaseModel
 
 from assay._limits import MAX_AGENT_CHARS, check_text
-from assay.contract import Handover
+from assay.contract import handover_author_properties
 from assay.errors import InvalidCall, UsageError
 from assay.fence._state import FenceState
 from assay.tool_bus import RUN_ID_KEY, bus_tool
@@ -86,8 +86,6 @@ _TITLE = "handover"
 #: What the model writes; the adapter sets ``run_id`` and ``from_agent``.
 _AUTHOR_KEYS = ("status", "claims", "open_questions", "action_intents", "errors")
 _REQUIRED = ("claims", "open_questions", "action_intents")
-#: Never the author's: the verifier writes ``entailment``.
-_NOT_THE_AUTHORS = frozenset({"entailment"})
 #: Steps a tool call needs before the hand-over: the tools, the model again, respond.
 _STEPS_AFTER_A_TOOL_CALL = 3
 
@@ -100,8 +98,6 @@ def handover_response_schema() -> dict[str, Any]:
     ``$ref``s are inlined because some providers refuse them in tool parameters; the
     title, ``handover``, is the name of the structured-output tool a model is shown.
     """
-    full = Handover.model_json_schema()
-    defs: dict[str, Any] = full.get("$defs", {})
     return {
         "title": _TITLE,
         "description": "Your findings: typed claims that cite the ledger ids tool results "
@@ -109,26 +105,8 @@ def handover_response_schema() -> dict[str, Any]:
         "type": "object",
         "additionalProperties": False,
         "required": list(_REQUIRED),
-        "properties": {key: _inline(full["properties"][key], defs) for key in _AUTHOR_KEYS},
+        "properties": handover_author_properties(_AUTHOR_KEYS),
     }
-
-
-def _inline(node: Any, defs: Mapping[str, Any]) -> Any:
-    if isinstance(node, list):
-        return [_inline(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        rest = {k: v for k, v in node.items() if k != "$ref"}
-        return _inline({**defs[ref.removeprefix("#/$defs/")], **rest}, defs)
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "properties" and isinstance(value, dict):
-            out[key] = {k: _inline(v, defs) for k, v in value.items() if k not in _NOT_THE_AUTHORS}
-        else:
-            out[key] = _inline(value, defs)
-    return out
 
 
 def bus_tools(components: FenceComponents, tools: ToolSelection) -> tuple[BaseTool, ...]:

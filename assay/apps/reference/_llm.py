@@ -40,6 +40,7 @@ from langchain_core.messages import (
 )
 from langchain_core.tools import BaseTool
 
+from assay.contract import handover_author_properties
 from assay.errors import ConfigurationError, UsageError
 from assay.fence import FenceState
 from assay.gate import Handover
@@ -66,8 +67,6 @@ MODEL_ENV = "ASSAY_MODEL"
 READ_TOOLS = ("search_documents", "read_passage", "compute_overage")
 #: The keys of a hand-over that the model writes; the agent sets the others.
 DRAFT_KEYS = ("claims", "open_questions", "action_intents")
-#: Fields the model may not write: ``entailment`` belongs to the verifier.
-_NOT_THE_AUTHORS = frozenset({"entailment"})
 _MAX_CALL_ID = 200
 _EXCERPT = 200
 
@@ -163,8 +162,6 @@ def handover_draft_schema() -> dict[str, Any]:
     ``run_id``, ``from_agent`` and ``status`` are the agent's to set and
     ``entailment`` is the verifier's, so the model is never invited to write them.
     """
-    full = Handover.model_json_schema()
-    defs: dict[str, Any] = full.get("$defs", {})
     return {
         "title": "handover",
         "description": "The audit's findings: typed claims citing ledger ids, open "
@@ -172,26 +169,8 @@ def handover_draft_schema() -> dict[str, Any]:
         "type": "object",
         "additionalProperties": False,
         "required": list(DRAFT_KEYS),
-        "properties": {key: _inline(full["properties"][key], defs) for key in DRAFT_KEYS},
+        "properties": handover_author_properties(DRAFT_KEYS),
     }
-
-
-def _inline(node: Any, defs: Mapping[str, Any]) -> Any:
-    if isinstance(node, list):
-        return [_inline(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        rest = {k: v for k, v in node.items() if k != "$ref"}
-        return _inline({**defs[ref.removeprefix("#/$defs/")], **rest}, defs)
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "properties" and isinstance(value, dict):
-            out[key] = {k: _inline(v, defs) for k, v in value.items() if k not in _NOT_THE_AUTHORS}
-        else:
-            out[key] = _inline(value, defs)
-    return out
 
 
 def _dumps(value: Any) -> str:
