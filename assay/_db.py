@@ -5,14 +5,17 @@ SQLite runs in WAL mode with a busy timeout, and pysqlite's own transaction hand
 is switched off so that assay can issue ``BEGIN IMMEDIATE`` for writes: the write
 lock is then taken when the transaction starts, not when it first writes, which is
 what keeps two appenders from reading the same chain head. PostgreSQL serialises
-appends with a row lock on the run's head row instead (see the ledger).
+appends with a row lock on the run's head row instead (see the ledger). A read of one
+statement (:func:`read_connection`) runs without ``BEGIN`` and ``ROLLBACK`` on
+SQLite: one statement is its own transaction there, and the two extra round trips
+cost more than the read itself.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
@@ -24,8 +27,9 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError
 
 from assay.errors import ConfigurationError, DatabaseError, LedgerWriteRefused
 
@@ -34,6 +38,7 @@ VERSION_TABLE = "assay_alembic_version"
 #: Marker the append-only triggers put in their error message; see the migration.
 APPEND_ONLY_MARKER = "assay: append-only"
 _WRITE = "assay_write"
+_ONE_STATEMENT = "assay_one_statement"
 _SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
@@ -101,8 +106,10 @@ def _sqlite_engine(url: sa.URL) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        immediate = conn.get_execution_options().get(_WRITE, False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        options = conn.get_execution_options()
+        if options.get(_ONE_STATEMENT, False):
+            return  # autocommit: the statement is its own (read) transaction
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get(_WRITE, False) else "BEGIN")
 
     return engine
 
@@ -116,6 +123,49 @@ def write_transaction(engine: Engine) -> Generator[Connection, None, None]:
         conn = conn.execution_options(**{_WRITE: True})
         with conn.begin():
             yield conn
+
+
+@contextmanager
+def read_connection(engine: Engine) -> Generator[Connection, None, None]:
+    """A connection for reads of one statement each. On SQLite no transaction is
+    opened around them (each statement is its own, and sees one snapshot), which
+    saves a ``BEGIN`` and a ``ROLLBACK`` per read; two statements that must agree
+    with each other belong in an ordinary ``engine.connect()`` transaction instead.
+    On PostgreSQL it is an ordinary connection."""
+    with engine.connect() as conn:
+        yield conn.execution_options(**{_ONE_STATEMENT: True})
+
+
+class InsertIfAbsent:
+    """An ``INSERT`` of one row into ``table`` that leaves the row already stored
+    under the same key alone; calling it says whether the row was inserted, and the
+    transaction goes on either way.
+
+    On PostgreSQL it is ``ON CONFLICT (key) DO NOTHING`` (on any key when ``key`` is
+    not given), which also waits for a concurrent insert of the same key to commit
+    or roll back before it decides. On SQLite it is a plain ``INSERT`` whose
+    conflict is caught: the triggers of the migration 0004 refuse an insert on a
+    taken key of an append-only table whatever conflict clause it carries, and a
+    refused statement is undone alone (SQLite's ``ABORT``), the transaction kept.
+    SQLite refuses a conflict on any key of the row; the caller tells them apart.
+    """
+
+    def __init__(self, table: sa.Table, key: Sequence[str] | None = None) -> None:
+        self._plain = table.insert()
+        self._postgres = (
+            postgresql.insert(table)
+            .on_conflict_do_nothing(index_elements=None if key is None else list(key))
+            .execution_options(preserve_rowcount=True)
+        )
+
+    def __call__(self, conn: Connection, row: Mapping[str, Any]) -> bool:
+        if conn.dialect.name == "postgresql":
+            return conn.execute(self._postgres, dict(row)).rowcount == 1
+        try:
+            conn.execute(self._plain, dict(row))
+        except IntegrityError:
+            return False
+        return True
 
 
 def _translate_driver_error(context: sa.engine.ExceptionContext) -> BaseException | None:

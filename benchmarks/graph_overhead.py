@@ -9,7 +9,11 @@ agent. The NLI model's own time is measured separately, inside the model. Claims
 change every iteration so the entailment cache never hits. Steps of the two graphs
 alternate, so that both see the same machine, and the paired overhead (each fenced
 step less its model time and the plain step just before it) is reported beside the
-difference of the medians.
+difference of the medians, in wall time and in the process's CPU time (the figure a
+machine shared with other work distorts least). Both graphs are invoked as the runner (``cp.run``,
+``cp.resume``) invokes a fenced graph, with LangGraph's ``durability="exit"`` (one
+checkpoint per invocation, see ``assay/fence/_runner.py``), so that the difference is
+the fence's own work and not two ways of checkpointing.
 
 The timed steps run without instrumentation. A second, instrumented series then says
 where a step's time goes: per fence node its wall time and the database transactions
@@ -19,6 +23,10 @@ the checkpointer), and the checkpointer's own statements and commits (its SQLite
 connection's trace callback). ``--nli standin`` swaps the model for the
 deterministic stand-in, for quick comparisons of everything but the model.
 
+``langgraph_shape`` is LangGraph's own share: two graphs of the fenced and the plain
+step's shape (the nodes a fenced step passes through, the plain graph's two) on the
+fence's state and the same checkpointer, whose nodes do nothing, timed the same way.
+
     python benchmarks/graph_overhead.py [--runs 30] [--claims 5] [--nli model|standin]
 """
 
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import itertools
 import sqlite3
 import statistics
 import sys
@@ -35,6 +44,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Generator, Iterable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -75,14 +85,18 @@ TOOL = ToolSpec(
     output_schema={"type": "string"},
 )
 NODES = ("begin", "agent", "gate", "verify", "abstain", "policy", "grant", "act", "finish")
+#: The runner's durability mode (``assay.fence._runner.DURABILITY``).
+DURABILITY = "exit"
 
 
 class TimedModel:
-    """Wraps the NLI model and adds up the time spent inside it."""
+    """Wraps the NLI model and adds up the time spent inside it: wall time, and the
+    process's CPU time (all its threads, the model's own included)."""
 
     def __init__(self, inner: NLIModel) -> None:
         self.inner = inner
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
 
     @property
     def threshold(self) -> float:
@@ -95,11 +109,12 @@ class TimedModel:
     def check_many(
         self, pairs: Iterable[tuple[str, str]], *, cache: EntailmentCache | None = None
     ) -> list[Entailment]:
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         try:
             return self.inner.check_many(pairs, cache=cache)
         finally:
             self.seconds += time.perf_counter() - began
+            self.cpu_seconds += time.process_time() - began_cpu
 
 
 def make_agent(cp: ControlPlane, claims: int) -> Any:
@@ -142,18 +157,86 @@ def baseline_graph(cp: ControlPlane, agent: Any) -> Any:
     return builder.compile(checkpointer=cp.checkpointer)
 
 
+#: The nodes a fenced step of this agent passes through (no action intents), and the
+#: plain graph's.
+FENCED_PATH = ("begin", "agent", "gate", "verify", "finish")
+PLAIN_PATH = ("start", "agent")
+
+
+def shape_graph(cp: ControlPlane, nodes: Iterable[str]) -> Any:
+    """``nodes`` in a row, each doing nothing but write one key, on the fence's state
+    and the control plane's checkpointer: what LangGraph alone costs for a graph of
+    that shape."""
+    names = list(nodes)
+    builder = StateGraph(FenceState)
+    for name in names:
+        builder.add_node(name, _nothing)
+    builder.add_edge(START, names[0])
+    for before, after in itertools.pairwise(names):
+        builder.add_edge(before, after)
+    builder.add_edge(names[-1], END)
+    return builder.compile(checkpointer=cp.checkpointer)
+
+
+def _nothing(state: FenceState) -> dict[str, Any]:
+    return {"round": state.get("round", 0)}  # a node that writes, as every fence node does
+
+
+def measure_shape(cp: ControlPlane, runs: int) -> dict[str, Any]:
+    """LangGraph's own cost of the fenced step's extra nodes (see ``shape_graph``)."""
+    fenced, plain = shape_graph(cp, FENCED_PATH), shape_graph(cp, PLAIN_PATH)
+    for i in range(3):
+        step(plain, 400_000 + i, None)
+        step(fenced, 410_000 + i, None)
+    plain_ms: list[float] = []
+    fenced_ms: list[float] = []
+    for i in range(runs):
+        plain_ms.append(step(plain, 420_000 + i, None).wall)
+        fenced_ms.append(step(fenced, 430_000 + i, None).wall)
+    return {
+        "fenced_nodes": list(FENCED_PATH),
+        "plain_nodes": list(PLAIN_PATH),
+        "fenced_median_ms": round(statistics.median(fenced_ms), 2),
+        "plain_median_ms": round(statistics.median(plain_ms), 2),
+        "paired_overhead_median_ms": round(
+            statistics.median(f - p for f, p in zip(fenced_ms, plain_ms, strict=True)), 2
+        ),
+    }
+
+
 def _p(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[max(0, int(q * len(ordered)) - 1)] if ordered else 0.0
 
 
-def step(graph: Any, number: int, model: TimedModel | None) -> tuple[float, float]:
-    """One invocation: its wall time and the model's share of it, in ms."""
-    before = model.seconds if model else 0.0
-    began = time.perf_counter()
-    graph.invoke({"task": f"audit {number}"}, {"configurable": {"thread_id": f"t{number}"}})
-    total = (time.perf_counter() - began) * 1000
-    return total, ((model.seconds - before) if model else 0.0) * 1000
+@dataclass(frozen=True, kw_only=True)
+class Step:
+    """One invocation, in ms: wall time and the process's CPU time, and the model's
+    share of each."""
+
+    wall: float
+    model: float
+    cpu: float
+    model_cpu: float
+
+
+def step(graph: Any, number: int, model: TimedModel | None) -> Step:
+    """One invocation of ``graph`` on a thread of its own."""
+    before = (model.seconds, model.cpu_seconds) if model else (0.0, 0.0)
+    began, began_cpu = time.perf_counter(), time.process_time()
+    graph.invoke(
+        {"task": f"audit {number}"},
+        {"configurable": {"thread_id": f"t{number}"}},
+        durability=DURABILITY,
+    )
+    wall, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+    after = (model.seconds, model.cpu_seconds) if model else (0.0, 0.0)
+    return Step(
+        wall=wall * 1000,
+        model=(after[0] - before[0]) * 1000,
+        cpu=cpu * 1000,
+        model_cpu=(after[1] - before[1]) * 1000,
+    )
 
 
 def summary(totals: list[float], model_ms: list[float]) -> dict[str, Any]:
@@ -171,20 +254,19 @@ def measure(
 ) -> dict[str, Any]:
     """``runs`` steps of each graph, alternating, so that both see the same machine;
     the paired overhead is each fenced step less its model time and the plain step
-    run just before it."""
-    plain_ms: list[float] = []
-    fenced_ms: list[float] = []
-    model_ms: list[float] = []
+    run just before it, in wall time and in the process's CPU time (which other
+    work on a shared machine inflates less)."""
+    plain_steps: list[Step] = []
+    fenced_steps: list[Step] = []
     for i in range(runs):
-        plain_ms.append(step(plain, offset + i, None)[0])
-        total, inside = step(fenced, offset + 100_000 + i, model)
-        fenced_ms.append(total)
-        model_ms.append(inside)
-    paired = [f - m - p for f, m, p in zip(fenced_ms, model_ms, plain_ms, strict=True)]
+        plain_steps.append(step(plain, offset + i, None))
+        fenced_steps.append(step(fenced, offset + 100_000 + i, model))
+    pairs = list(zip(fenced_steps, plain_steps, strict=True))
     return {
-        "baseline": summary(plain_ms, [0.0] * runs),
-        "fenced": summary(fenced_ms, model_ms),
-        "paired_overhead_without_model_ms": paired,
+        "baseline": summary([p.wall for p in plain_steps], [0.0] * runs),
+        "fenced": summary([f.wall for f in fenced_steps], [f.model for f in fenced_steps]),
+        "paired_overhead_without_model_ms": [f.wall - f.model - p.wall for f, p in pairs],
+        "paired_cpu_overhead_without_model_ms": [f.cpu - f.model_cpu - p.cpu for f, p in pairs],
     }
 
 
@@ -387,6 +469,7 @@ def breakdown(graph: Any, cp: ControlPlane, runs: int, offset: int) -> dict[str,
             graph.invoke(
                 {"task": f"audit {offset + i}"},
                 {"configurable": {"thread_id": f"b{offset + i}"}, "callbacks": [probe]},
+                durability=DURABILITY,
             )
             spent = (time.perf_counter() - began) * 1000
             in_nodes = sum(
@@ -476,6 +559,7 @@ def main() -> None:
             "baseline": breakdown(plain, cp, args.runs, 300_000),
             "checkpointer_pragmas": _checkpointer_pragmas(cp),
         }
+        shape = measure_shape(cp, args.runs)
     overhead = guarded["median_ms"] - base["median_ms"]
     write_result(
         "graph_overhead",
@@ -483,6 +567,7 @@ def main() -> None:
             "runs": args.runs,
             "claims_per_step": args.claims,
             "engine": "sqlite",
+            "durability": DURABILITY,
             "model": model.model_id,
             "baseline": {k: v for k, v in base.items() if not k.startswith("model")},
             "fenced": guarded,
@@ -491,7 +576,11 @@ def main() -> None:
             "overhead_without_model_paired_median_ms": round(
                 statistics.median(timed["paired_overhead_without_model_ms"]), 1
             ),
+            "overhead_without_model_paired_cpu_median_ms": round(
+                statistics.median(timed["paired_cpu_overhead_without_model_ms"]), 1
+            ),
             "breakdown": where,
+            "langgraph_shape": shape,
         },
     )
 

@@ -21,6 +21,17 @@ The checkpoint tables are created once, by the synchronous saver's ``setup()``
 under :func:`assay._db.schema_lock` (the lock of assay's own migrations), so any
 number of processes may open a fresh database at once; the async saver never runs
 a setup of its own.
+
+On SQLite both savers' connections run as the control plane's engine does: WAL
+journal, ``synchronous=NORMAL`` (see :data:`SQLITE_PRAGMAS`). In WAL mode NORMAL
+syncs the log at checkpoints of the WAL, not at every commit: a commit survives
+the process crashing or being killed, and the database is never corrupted, but
+the last commits before a power loss or an operating-system crash may be lost.
+FULL would make each checkpoint commit wait for the disk, and would buy nothing:
+the ledger, the tool bus and the fence's own tables, which hold what a checkpoint
+refers to, already commit with NORMAL, and as every connection appends to the one
+WAL of the file, what a power loss keeps is a prefix of all their commits, so a
+checkpoint never survives without the ledger rows committed before it.
 """
 
 from __future__ import annotations
@@ -68,6 +79,12 @@ _T = TypeVar("_T")
 _Opened = tuple[BaseCheckpointSaver[str], Callable[[], Awaitable[None]]]
 _BUSY_TIMEOUT_S = 30.0
 _POOL_SIZE = 4
+#: What every SQLite checkpoint connection runs first (see the module's docstring).
+SQLITE_PRAGMAS = (
+    f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = NORMAL",
+)
 
 
 def _serializer() -> JsonPlusSerializer:
@@ -410,7 +427,8 @@ def _sqlite(url: sa.URL, engine: Engine) -> Checkpointer:
     serde = _serializer()
     conn = sqlite3.connect(database, check_same_thread=False, timeout=_BUSY_TIMEOUT_S, uri=uri)
     try:
-        conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+        for pragma in SQLITE_PRAGMAS:
+            conn.execute(pragma)
         saver = SqliteSaver(conn, serde=serde)
         with _db.schema_lock(engine):
             saver.setup()
@@ -439,6 +457,8 @@ async def _open_async_sqlite(database: str, uri: bool, serde: SerializerProtocol
 
     conn = await aiosqlite.connect(database, timeout=_BUSY_TIMEOUT_S, uri=uri)
     try:
+        for pragma in SQLITE_PRAGMAS:
+            await conn.execute(pragma)
         saver = AsyncSqliteSaver(conn, serde=serde)
     except BaseException:
         await conn.close()

@@ -1,6 +1,7 @@
 """``fence()``: wrap any agent in the control plane.
 
-    begin → agent → gate ─accepted→ verify ─all entailed→ policy → grant → act → finish
+    begin → agent → gate ─accepted→ verify ─all entailed, actions→ policy → grant → act → finish
+                      │                  ├─all entailed, no action→ finish
                       │                  └─otherwise→ abstain ─rounds left→ agent
                       └─rejected→ abstain                   └─no rounds left→ finish
 
@@ -12,6 +13,7 @@ anything is answered or done.
 from __future__ import annotations
 
 import logging
+import re
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -150,7 +152,7 @@ def fence(
     builder.add_edge("begin", "agent")
     builder.add_edge("agent", "gate")
     builder.add_conditional_edges("gate", _after_gate, ["verify", "abstain", "finish"])
-    builder.add_conditional_edges("verify", _after_verify, ["policy", "abstain"])
+    builder.add_conditional_edges("verify", _after_verify, ["policy", "abstain", "finish"])
     builder.add_conditional_edges("abstain", _rounds_left(max_evidence_rounds), ["agent", "finish"])
     builder.add_edge("policy", "grant")
     builder.add_edge("grant", "act")
@@ -239,34 +241,32 @@ class _ConfiguredNode(Protocol):
 
 
 def _begin(components: FenceComponents, identity: GraphIdentity) -> _ConfiguredNode:
-    """Start the run (or take the one the input names) and bind the thread to this
-    graph; a thread another graph holds is refused before anything is written."""
+    """Start the run (or take the one the input names), bind the thread to this graph
+    and record the task, in one ledger transaction; a thread another graph holds is
+    refused, and the transaction then writes nothing."""
 
     def begin(state: FenceState, config: RunnableConfig) -> dict[str, Any]:
         raw_thread = config.get("configurable", {}).get("thread_id")
         thread_id = "" if raw_thread is None else threads.check_thread_id(str(raw_thread))
-        if thread_id:
-            held = threads.get(components.engine, thread_id)
-            if held is not None and held.graph != identity:
-                raise threads.wrong_graph(thread_id, held.graph, identity)
         run_id = state.get("run_id")
         previous = state.get("result")
         if not run_id or (previous is not None and previous.run_id == run_id):
             # A thread invoked again with a new task starts a new run.
-            run_id = components.ledger.start_run(
+            opening = components.ledger.start_run_batch(
                 metadata={
                     "thread_id": thread_id,
                     "graph": identity.name,
                     "graph_version": identity.version,
                 }
             )
-        if thread_id:
-            threads.start(components.engine, thread_id, identity, run_id)
-        components.ledger.append(
-            run_id, kind="human_fact", source="user:task", content=state.get("task", "")
-        )
+        else:
+            opening = components.ledger.batch(run_id)
+        with opening as batch:
+            if thread_id:
+                threads.start(batch.connection, thread_id, identity, batch.run_id)
+            batch.append(kind="human_fact", source="user:task", content=state.get("task", ""))
         return {
-            "run_id": run_id,
+            "run_id": batch.run_id,
             "thread_id": thread_id,
             "graph": {"name": identity.name, "version": identity.version},
             "round": 0,
@@ -304,8 +304,14 @@ def _after_gate(state: FenceState) -> Literal["verify", "abstain", "finish"]:
     return "verify" if state.get("accepted") is not None else "abstain"
 
 
-def _after_verify(state: FenceState) -> Literal["policy", "abstain"]:
-    return "abstain" if state.get("unsupported") else "policy"
+def _after_verify(state: FenceState) -> Literal["policy", "abstain", "finish"]:
+    """A hand-over with nothing to act on has nothing to grant or run: it goes
+    straight to ``finish`` (the begin node already set ``granted``, ``pending`` and
+    ``actions`` empty), sparing the graph three steps that would change nothing."""
+    if state.get("unsupported"):
+        return "abstain"
+    verified = state.get("verified")
+    return "policy" if verified is not None and verified.get("action_intents") else "finish"
 
 
 def _rounds_left(limit: int) -> Callable[[FenceState], Literal["agent", "finish"]]:
@@ -337,6 +343,8 @@ def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunRe
         and all(p.entailment and p.entailment.label == "entailment" for p in c.propositions)
     )
     unsupported = tuple(Unsupported.from_dict(u) for u in state.get("unsupported", []))
+    if verified is None and not unsupported:
+        unsupported = tuple(refused_propositions(state))
     pending = tuple(_pending(p) for p in state.get("pending", []))
     status = _status(state, handover, claims, pending)
     answer = (
@@ -354,6 +362,54 @@ def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunRe
         errors=tuple(_errors(state)),
         rounds=state.get("round", 0),
     )
+
+
+_CLAIM_PATH = re.compile(r"\$\.claims\[(\d+)\](?:\.propositions\[(\d+)\])?")
+
+
+def refused_propositions(state: FenceState) -> list[Unsupported]:
+    """The propositions the gate refused in the last round, each as an ``Unsupported``
+    with the gate's reasons: a run that ends on a refused hand-over still says what is
+    not established and why, not only that nothing could be verified."""
+    raw = state.get("handover")
+    if isinstance(raw, Handover):
+        raw = raw.model_dump(mode="json")
+    claims: Any = raw.get("claims") if isinstance(raw, Mapping) else None
+    if not isinstance(claims, list):
+        return []
+    reasons: dict[tuple[int, int], list[str]] = {}
+    for error in state.get("gate_errors", []):
+        found = _CLAIM_PATH.match(str(error.get("path", "")))
+        if found is None or int(found[1]) >= len(claims):  # pyright: ignore[reportUnknownArgumentType]
+            continue
+        claim: Any = claims[int(found[1])]
+        props: Any = claim.get("propositions") if isinstance(claim, Mapping) else None
+        if not isinstance(props, list):
+            continue
+        count = len(props)  # pyright: ignore[reportUnknownArgumentType]
+        indices = [int(found[2])] if found[2] is not None else list(range(count))
+        for j in indices:
+            if j < count:
+                reasons.setdefault((int(found[1]), j), []).append(
+                    f"{error.get('code')}: {error.get('message')}"
+                )
+    refused: list[Unsupported] = []
+    for (i, j), why in reasons.items():
+        claim, prop = claims[i], claims[i]["propositions"][j]
+        if not isinstance(prop, Mapping) or not isinstance(prop.get("text"), str):
+            continue
+        ids: Any = prop.get("ledger_ids")
+        refused.append(
+            Unsupported(
+                proposition=str(prop["text"]),
+                missing_evidence="; ".join(dict.fromkeys(why)),
+                claim_id=str(claim.get("id", "")),
+                proposition_id=str(prop.get("id", "")),
+                label="missing_evidence",
+                ledger_ids=tuple(str(x) for x in ids) if isinstance(ids, list) else (),
+            )
+        )
+    return refused
 
 
 def _errors(state: FenceState) -> list[dict[str, Any]]:

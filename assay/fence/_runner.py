@@ -14,6 +14,29 @@ checkpoint, which may be another process's when two resumed one run at once.
 ``status`` and ``paused`` read the database alone (``fence_threads`` and the
 control plane's checkpointer), so they need no graph: they answer with
 :class:`ThreadStatus` records.
+
+The runner invokes a graph with LangGraph's ``durability="exit"`` (:data:`DURABILITY`):
+the thread's checkpoint is written once, when the invocation returns, pauses for a
+grant (an interrupt) or raises, rather than after every node (``"async"``, LangGraph's
+default, and ``"sync"`` write a checkpoint and a set of pending writes per node,
+some twenty commits a run). Those are the only checkpoints the runner reads: a
+paused run is resumed from its interrupt's, and ``status`` reads a finished run's
+result. A checkpoint between two nodes would only let a run that broke off (its
+process killed) be continued from the middle, which the runner never does: ``run``
+refuses a thread that was ever used and ``resume`` continues a paused one only.
+
+What has to survive a crash in the middle of a run is in the database, committed
+before the graph goes on, whatever the mode: the run and its ledger entries, the
+thread's graph and run, each reviewer decision and grant, and each tool call's
+start row, committed before its handler runs. A resume cut short (the process
+killed after the irreversible call ran) leaves the thread's checkpoint paused, so
+resuming again replays the grant node, which finds its stored decision and the
+grant already issued, and the act node, whose calls carry ids derived from the run
+and the intent: the bus answers a call that ran with its stored result, and one
+whose handler started without a result with ``call_in_progress``; it never runs a
+handler twice. Whoever invokes a fenced graph directly gets LangGraph's default,
+under which a run that broke off can be continued with ``invoke(None, config)``,
+and may pass ``durability="exit"`` for the runner's cost.
 """
 
 from __future__ import annotations
@@ -23,7 +46,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.types import Command, StateSnapshot
+from langgraph.types import Command, Durability, StateSnapshot
 
 from assay.errors import (
     InvalidDecision,
@@ -45,6 +68,8 @@ from assay.tool_bus import json_problems
 __all__ = ["aresume", "arun", "paused", "resume", "run", "status"]
 
 _INPUT_KEYS = ("task", "context")
+#: How the runner's invocations are checkpointed (see the module's docstring).
+DURABILITY: Durability = "exit"
 
 
 def run(
@@ -58,7 +83,7 @@ def run(
     graph's ``prepare``) in a new thread (``thread_id``, or a fresh one)."""
     payload, config = _start(components, graph, input, thread_id)
     _claim(components, graph_identity(graph), config, graph.get_state(config))
-    return _settle(components, config, lambda: graph.invoke(payload, config))
+    return _settle(components, config, lambda: graph.invoke(payload, config, durability=DURABILITY))
 
 
 async def arun(
@@ -72,7 +97,9 @@ async def arun(
     the checkpointer's async methods run there."""
     payload, config = _start(components, graph, input, thread_id)
     _claim(components, graph_identity(graph), config, await graph.aget_state(config))
-    return await _asettle(components, config, lambda: graph.ainvoke(payload, config))
+    return await _asettle(
+        components, config, lambda: graph.ainvoke(payload, config, durability=DURABILITY)
+    )
 
 
 def resume(
@@ -87,7 +114,9 @@ def resume(
     snapshot = graph.get_state(config)
     _check_paused(components, graph, config, decision, snapshot)
     command = Command(resume=dict(decision))
-    result = _settle(components, config, lambda: graph.invoke(command, config))
+    result = _settle(
+        components, config, lambda: graph.invoke(command, config, durability=DURABILITY)
+    )
     _refuse_rival(components, snapshot, decision)
     return result
 
@@ -103,7 +132,9 @@ async def aresume(
     snapshot = await graph.aget_state(config)
     _check_paused(components, graph, config, decision, snapshot)
     command = Command(resume=dict(decision))
-    result = await _asettle(components, config, lambda: graph.ainvoke(command, config))
+    result = await _asettle(
+        components, config, lambda: graph.ainvoke(command, config, durability=DURABILITY)
+    )
     _refuse_rival(components, snapshot, decision)
     return result
 

@@ -5,7 +5,9 @@ it, and a thread resumed with another graph runs that graph's nodes on the first
 one's state. ``fence_threads`` keeps, per thread, the name and version given to
 ``fence()`` by the graph that started it, so a runner (or the begin node itself)
 refuses any other graph before it touches the thread. The row is claimed by one
-insert: of two starts of one new thread at once, one wins.
+insert: of two starts of one new thread at once, one wins. The begin node binds the
+thread to its run (:func:`start`) inside the ledger transaction that opens the run,
+so the thread row and the run's first entries are written together or not at all.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from assay._db import driver_errors, write_transaction
+from assay._db import InsertIfAbsent, driver_errors, read_connection, write_transaction
 from assay.errors import DatabaseError, UsageError, WrongGraph
 from assay.fence._result import ThreadState
 from assay.fence._tables import threads
@@ -38,6 +40,23 @@ MAX_GRAPH_NAME = 200
 MAX_GRAPH_VERSION = 64
 MAX_THREAD_ID = 200
 _SPACE_AT_ENDS = re.compile(r"^\s|\s$")
+# The begin node's statements, built once (it runs them on every run).
+_LOCK_THREAD = (
+    sa.select(threads).where(threads.c.thread_id == sa.bindparam("thread")).with_for_update()
+)
+_INSERT_IF_ABSENT = InsertIfAbsent(threads)
+_RESTART = (
+    threads.update()
+    .where(threads.c.thread_id == sa.bindparam("thread"))
+    .values(run_id=sa.bindparam("run"), status="running", updated_at=sa.bindparam("now"))
+)
+_SET_STATUS = (
+    threads.update()
+    .where(threads.c.thread_id == sa.bindparam("thread"))
+    .values(status=sa.bindparam("status"), updated_at=sa.bindparam("now"))
+)
+_SET_STATUS_AND_RUN = _SET_STATUS.values(run_id=sa.bindparam("run"))
+_THREAD = sa.select(threads).where(threads.c.thread_id == sa.bindparam("thread"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,8 +122,8 @@ def wrong_graph(thread_id: str, owner: GraphIdentity, other: GraphIdentity) -> W
 
 
 def get(engine: Engine, thread_id: str) -> ThreadRow | None:
-    with driver_errors("could not read the thread"), engine.connect() as conn:
-        row = conn.execute(sa.select(threads).where(threads.c.thread_id == thread_id)).first()
+    with driver_errors("could not read the thread"), read_connection(engine) as conn:
+        row = conn.execute(_THREAD, {"thread": thread_id}).first()
     return None if row is None else _row(row)
 
 
@@ -134,53 +153,51 @@ def claim(
     return True
 
 
-def start(engine: Engine, thread_id: str, graph: GraphIdentity, run_id: str) -> None:
-    """Bind ``thread_id`` to ``graph`` and its new run ``run_id``, status ``running``,
-    in one transaction; :class:`WrongGraph` when another graph holds the thread
-    (nothing changes then)."""
+def start(conn: Connection, thread_id: str, graph: GraphIdentity, run_id: str) -> None:
+    """Bind ``thread_id`` to ``graph`` and its run ``run_id``, status ``running``, on
+    ``conn``, a write transaction of the caller's (the ledger batch that opens the run);
+    :class:`WrongGraph` when another graph holds the thread, and the caller's
+    transaction then writes nothing.
+
+    A new thread is inserted unless a row appeared meanwhile (a concurrent first start,
+    which the insert waits for on PostgreSQL); that row is then locked and judged as
+    any existing one."""
     now = datetime.now(UTC)
-    for _ in range(2):  # a concurrent first start may insert between read and insert
-        try:
-            with write_transaction(engine) as conn:
-                query = sa.select(threads).where(threads.c.thread_id == thread_id)
-                row = conn.execute(query.with_for_update()).first()
-                if row is None:
-                    conn.execute(
-                        threads.insert().values(
-                            thread_id=thread_id,
-                            graph_name=graph.name,
-                            graph_version=graph.version,
-                            run_id=run_id,
-                            status="running",
-                            created_at=now,
-                            updated_at=now,
-                        )
-                    )
-                elif _row(row).graph != graph:
-                    raise wrong_graph(thread_id, _row(row).graph, graph)
-                else:
-                    conn.execute(
-                        threads.update()
-                        .where(threads.c.thread_id == thread_id)
-                        .values(run_id=run_id, status="running", updated_at=now)
-                    )
+    row = conn.execute(_LOCK_THREAD, {"thread": thread_id}).first()
+    if row is None:
+        inserted = _INSERT_IF_ABSENT(
+            conn,
+            {
+                "thread_id": thread_id,
+                "graph_name": graph.name,
+                "graph_version": graph.version,
+                "run_id": run_id,
+                "status": "running",
+                "created_at": now,
+                "updated_at": now,
+            },
+        )
+        if inserted:
             return
-        except IntegrityError:
-            continue
-        except DBAPIError as exc:
-            raise DatabaseError(f"could not record the thread: {exc.orig}") from exc
-    raise DatabaseError(f"could not record thread {thread_id!r}: it is being started elsewhere")
+        row = conn.execute(_LOCK_THREAD, {"thread": thread_id}).first()
+        if row is None:  # pragma: no cover - a thread row is never deleted
+            raise DatabaseError(f"could not record thread {thread_id!r}")
+    held = _row(row).graph
+    if held != graph:
+        raise wrong_graph(thread_id, held, graph)
+    conn.execute(_RESTART, {"thread": thread_id, "run": run_id, "now": now})
 
 
 def set_status(
     engine: Engine, thread_id: str, status: ThreadState, *, run_id: str | None = None
 ) -> None:
     """Record where the thread stands now (and its run, when given)."""
-    values: dict[str, object] = {"status": status, "updated_at": datetime.now(UTC)}
+    params = {"thread": thread_id, "status": status, "now": datetime.now(UTC)}
+    statement = _SET_STATUS if run_id is None else _SET_STATUS_AND_RUN
     if run_id is not None:
-        values["run_id"] = run_id
+        params["run"] = run_id
     with driver_errors("could not update the thread"), write_transaction(engine) as conn:
-        conn.execute(threads.update().where(threads.c.thread_id == thread_id).values(**values))
+        conn.execute(statement, params)
 
 
 def listed(

@@ -19,6 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
+from assay._db import InsertIfAbsent
 from assay._limits import (
     MAX_JSON_DEPTH,
     MAX_METADATA_BYTES,
@@ -28,13 +29,21 @@ from assay._limits import (
     json_problem,
     safe_repr,
 )
-from assay.errors import ContentTooLarge, InvalidEntry, InvalidMetadata, UnknownKind, UnknownRun
+from assay.errors import (
+    ContentTooLarge,
+    DatabaseError,
+    InvalidEntry,
+    InvalidMetadata,
+    UnknownKind,
+    UnknownRun,
+)
 from assay.ledger import _tables as t
 from assay.ledger._hashing import (
     dedup_key,
     entry_hash,
     entry_id_for,
     normalise_metadata,
+    plain_json_text,
     sha256_hex,
 )
 from assay.ledger._records import ALL_KINDS, EVIDENCE_KINDS, RECORD_KINDS, LedgerEntry
@@ -49,7 +58,7 @@ _LOCK_HEAD = (
 _SAME_ENTRY = sa.select(t.entries).where(
     t.entries.c.run_id == sa.bindparam("run"), t.entries.c.dedup_key == sa.bindparam("key")
 )
-_INSERT_ENTRY = t.entries.insert()
+_INSERT_NEW_ENTRY = InsertIfAbsent(t.entries, key=("run_id", "dedup_key"))
 _ADVANCE_HEAD = (
     t.runs.update()
     .where(t.runs.c.run_id == sa.bindparam("run"))
@@ -134,10 +143,11 @@ def lock_head(conn: Connection, run_id: str) -> Head:
 
 def write(conn: Connection, head: Head, item: Prepared) -> tuple[LedgerEntry, Head, bool]:
     """Append ``item`` after ``head``: the entry, the new head and whether it was written
-    (an identical entry already stored is returned instead, and the head stays)."""
-    existing = conn.execute(_SAME_ENTRY, {"run": item.run_id, "key": item.key}).first()
-    if existing is not None:
-        return entry_from_row(existing), head, False
+    (an identical entry already stored is returned instead, and the head stays).
+
+    The row is inserted unless its dedup key is taken (``ON CONFLICT DO NOTHING``),
+    and only then is the stored entry read: an append that writes costs two
+    statements, the insert and the head's advance, not a lookup before them."""
     seq = head.seq + 1
     hash_hex = entry_hash(
         run_id=item.run_id,
@@ -162,24 +172,26 @@ def write(conn: Connection, head: Head, item: Prepared) -> tuple[LedgerEntry, He
         entry_hash=hash_hex,
         created_at=datetime.now(UTC),
     )
-    conn.execute(
-        _INSERT_ENTRY,
-        {
-            "entry_id": entry.id,
-            "run_id": item.run_id,
-            "seq": seq,
-            "kind": item.kind,
-            "source": item.source,
-            "content": item.data,
-            "is_text": item.is_text,
-            "content_sha256": item.digest,
-            "metadata_json": item.metadata_text,
-            "prev_hash": head.hash,
-            "entry_hash": hash_hex,
-            "dedup_key": item.key,
-            "created_at": entry.created_at,
-        },
-    )
+    row = {
+        "entry_id": entry.id,
+        "run_id": item.run_id,
+        "seq": seq,
+        "kind": item.kind,
+        "source": item.source,
+        "content": item.data,
+        "is_text": item.is_text,
+        "content_sha256": item.digest,
+        "metadata_json": item.metadata_text,
+        "prev_hash": head.hash,
+        "entry_hash": hash_hex,
+        "dedup_key": item.key,
+        "created_at": entry.created_at,
+    }
+    if not _INSERT_NEW_ENTRY(conn, row):
+        existing = conn.execute(_SAME_ENTRY, {"run": item.run_id, "key": item.key}).first()
+        if existing is None:  # another key of the row was taken: not a repeated append
+            raise DatabaseError(f"could not append to run {item.run_id!r}: its entry exists")
+        return entry_from_row(existing), head, False
     conn.execute(_ADVANCE_HEAD, {"run": item.run_id, "new_seq": seq, "new_hash": hash_hex})
     return entry, Head(seq=seq, hash=hash_hex), True
 
@@ -282,7 +294,15 @@ def content_bytes(content: str | bytes, max_content_bytes: int) -> tuple[bytes, 
 
 def checked_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any], str]:
     """Metadata checked against its limits, depth first (``rfc8785`` and ``json``
-    recurse), then as canonical JSON; :class:`InvalidMetadata` for any failure."""
+    recurse), then as canonical JSON; :class:`InvalidMetadata` for any failure.
+
+    A plain ``dict`` of plain values (every append of assay's own components) is
+    checked and written in one walk; anything else, and anything that fails, takes
+    the general path, which says what is wrong."""
+    if type(metadata) is dict:
+        text = plain_json_text(metadata, max_depth=MAX_JSON_DEPTH)
+        if text is not None and len(text.encode("utf-8")) <= MAX_METADATA_BYTES:
+            return json.loads(text), text
     if metadata is not None and isinstance(metadata, Mapping):
         try:
             problem = json_problem(
@@ -306,18 +326,30 @@ def _utc(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+#: Where each column sits in a row of ``select(entries)``, the only query whose rows
+#: become entries: read by position, a row is unpacked without a lookup per field.
+_AT = {column.name: i for i, column in enumerate(t.entries.columns)}
+_ID, _RUN, _SEQ, _KIND, _SOURCE = (_AT[k] for k in ("entry_id", "run_id", "seq", "kind", "source"))
+_CONTENT, _IS_TEXT, _SHA = (_AT[k] for k in ("content", "is_text", "content_sha256"))
+_META, _PREV, _HASH, _CREATED = (
+    _AT[k] for k in ("metadata_json", "prev_hash", "entry_hash", "created_at")
+)
+
+
 def entry_from_row(row: Row[Any]) -> LedgerEntry:
-    data = bytes(row.content)
+    """The entry a row of ``select(entries)`` holds."""
+    values = tuple(row)
+    data = bytes(values[_CONTENT])
     return LedgerEntry(
-        id=row.entry_id,
-        run_id=row.run_id,
-        seq=row.seq,
-        kind=row.kind,
-        source=row.source,
-        content=data.decode("utf-8") if row.is_text else data,
-        sha256=row.content_sha256,
-        metadata=json.loads(row.metadata_json),
-        prev_hash=row.prev_hash,
-        entry_hash=row.entry_hash,
-        created_at=_utc(row.created_at),
+        id=values[_ID],
+        run_id=values[_RUN],
+        seq=values[_SEQ],
+        kind=values[_KIND],
+        source=values[_SOURCE],
+        content=data.decode("utf-8") if values[_IS_TEXT] else data,
+        sha256=values[_SHA],
+        metadata=json.loads(values[_META]),
+        prev_hash=values[_PREV],
+        entry_hash=values[_HASH],
+        created_at=_utc(values[_CREATED]),
     )

@@ -13,6 +13,12 @@ from assay.errors import InvalidMetadata
 
 #: The largest integer RFC 8785 writes (a JSON number is a double).
 _MAX_SAFE_INTEGER = 2**53 - 1
+#: The standard library's encoder as RFC 8785 writes (see ``canonical_json``), made
+#: once: ``json.dumps`` with any non-default option builds a new encoder per call,
+#: which costs more than encoding a small object.
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+)
 
 
 def canonical_json(value: Any) -> bytes:
@@ -23,9 +29,7 @@ def canonical_json(value: Any) -> bytes:
     by ``rfc8785``, which also raises what it raises for values it refuses.
     """
     if _json_writes_it_canonically(value):
-        return json.dumps(
-            value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
-        ).encode("utf-8")
+        return _ENCODER.encode(value).encode("utf-8")
     return rfc8785.dumps(value)
 
 
@@ -75,6 +79,45 @@ def _json_writes_it_canonically(value: Any) -> bool:
         else:
             return False
     return True
+
+
+def plain_json_text(value: Any, *, max_depth: int) -> str | None:
+    """``value``'s canonical JSON when one walk shows it plain enough for the fast
+    path: what :func:`_json_writes_it_canonically` accepts, with no container at a
+    depth of ``max_depth`` or more (the root at depth 0). ``None`` otherwise, and the
+    caller takes the general path, with its checks and its messages."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    seen = 0
+    while stack:
+        item, depth = stack.pop()
+        seen += 1
+        if seen > _FAST_MAX_VALUES:
+            return None
+        kind = type(item)
+        if item is None or kind is bool:
+            continue
+        if kind is int:
+            if not -_MAX_SAFE_INTEGER <= item <= _MAX_SAFE_INTEGER:
+                return None
+        elif kind is str:
+            if not _utf8(item):
+                return None
+        elif kind is float:
+            if item.is_integer() or not 1e-4 <= abs(item) < 1e16:
+                return None
+        elif kind is list or kind is tuple or kind is dict:
+            if depth >= max_depth:
+                return None
+            if kind is not dict:
+                stack.extend((child, depth + 1) for child in item)
+                continue
+            for key, child in item.items():
+                if type(key) is not str or not _utf8(key) or (key and max(key) >= "\ue000"):
+                    return None
+                stack.append((child, depth + 1))
+        else:
+            return None
+    return _ENCODER.encode(value)
 
 
 def _utf8(text: str) -> bool:
@@ -183,10 +226,16 @@ def _payload(
     """
     if metadata_text is None or not all(_plain(value) for value in fields.values()):
         return canonical_json({**fields, "metadata": dict(metadata)})
-    members = {key: json.dumps(value, ensure_ascii=False) for key, value in fields.items()}
-    members["metadata"] = metadata_text
-    body = ",".join(f'"{key}":{members[key]}' for key in sorted(members))
+    # The members that sort before "metadata" and those after, each written at once.
+    before = _object({k: v for k, v in fields.items() if k < "metadata"})
+    after = _object({k: v for k, v in fields.items() if k > "metadata"})
+    body = ",".join(part for part in (before, f'"metadata":{metadata_text}', after) if part)
     return ("{" + body + "}").encode("utf-8")
+
+
+def _object(members: Mapping[str, str | int]) -> str:
+    """The members of a JSON object of plain values, sorted, without the braces."""
+    return _ENCODER.encode(members)[1:-1]
 
 
 def _plain(value: str | int) -> bool:

@@ -11,6 +11,7 @@ one commit, which is what a component that records several things at once uses.
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 import threading
@@ -22,7 +23,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine, Row
 
-from assay._db import driver_errors, write_transaction
+from assay._db import driver_errors, read_connection, write_transaction
 from assay._limits import MAX_RUN_ID_CHARS, check_text
 from assay.errors import InvalidEntry, UnknownEntry, UnknownKind, UnknownRun
 from assay.ledger import _tables as t
@@ -52,20 +53,36 @@ _VERIFY_BATCH = 500
 # Statements run on every call, built once (see the write path's in ``_append``).
 _INSERT_RUN = t.runs.insert()
 _RUN = sa.select(t.runs).where(t.runs.c.run_id == sa.bindparam("run"))
-_ENTRIES_BY_ID = sa.select(t.entries).where(
-    t.entries.c.entry_id.in_(sa.bindparam("ids", expanding=True))
-)
 _RUN_ENTRIES = (
     sa.select(t.entries).where(t.entries.c.run_id == sa.bindparam("run")).order_by(t.entries.c.seq)
 )
-_RUN_ENTRIES_OF_KINDS = (
-    sa.select(t.entries)
-    .where(
-        t.entries.c.run_id == sa.bindparam("run"),
-        t.entries.c.kind.in_(sa.bindparam("kinds", expanding=True)),
-    )
-    .order_by(t.entries.c.seq)
+#: Up to this many ids (or kinds) are looked up with a statement built for that many
+#: parameters, made once: an "expanding" IN is rewritten on every execution, which
+#: costs more than looking up a few entries. More ids go by an expanding IN, in
+#: chunks of ``_IN_CHUNK`` (well under either engine's limit of parameters).
+_IN_LIST = 32
+_IN_CHUNK = 500
+_ENTRIES_BY_IDS = sa.select(t.entries).where(
+    t.entries.c.entry_id.in_(sa.bindparam("ids", expanding=True))
 )
+
+
+@functools.cache
+def _entries_by_id(count: int) -> sa.Select[Any]:
+    ids = [sa.bindparam(f"id{i}") for i in range(count)]
+    return sa.select(t.entries).where(t.entries.c.entry_id.in_(ids))
+
+
+@functools.cache
+def _run_entries_of_kinds(count: int) -> sa.Select[Any]:
+    kinds = [sa.bindparam(f"kind{i}") for i in range(count)]
+    return (
+        sa.select(t.entries)
+        .where(t.entries.c.run_id == sa.bindparam("run"), t.entries.c.kind.in_(kinds))
+        .order_by(t.entries.c.seq)
+    )
+
+
 #: How many run ids a ledger remembers as existing (see :class:`_KnownRuns`).
 _KNOWN_RUNS = 4096
 
@@ -215,9 +232,20 @@ class Ledger:
         ids = sorted({i for i in entry_ids if _usable_id(i)})
         if not ids:
             return {}
-        with driver_errors(), self._engine.connect() as conn:
-            rows = conn.execute(_ENTRIES_BY_ID, {"ids": ids})
-            return {row.entry_id: entry_from_row(row) for row in rows}
+        if len(ids) <= _IN_LIST:
+            queries = [(_entries_by_id(len(ids)), {f"id{i}": v for i, v in enumerate(ids)})]
+        else:
+            chunks = (ids[i : i + _IN_CHUNK] for i in range(0, len(ids), _IN_CHUNK))
+            queries = [(_ENTRIES_BY_IDS, {"ids": chunk}) for chunk in chunks]
+        found: dict[str, LedgerEntry] = {}
+        # Each statement is a snapshot of its own; entries are never changed or removed,
+        # so what one finds is still there when the next runs.
+        with driver_errors(), read_connection(self._engine) as conn:
+            for query, params in queries:
+                for row in conn.execute(query, params):
+                    entry = entry_from_row(row)
+                    found[entry.id] = entry
+        return found
 
     def entries(self, run_id: str, *, kinds: Iterable[str] | None = None) -> list[LedgerEntry]:
         """The run's entries in chain order, optionally only of some kinds.
@@ -236,8 +264,10 @@ class Ledger:
                 if not isinstance(kind, str) or kind not in ALL_KINDS:
                     self.require_run(run_id)  # an unknown run is still reported first
                     check_kind(kind)
-            query, params = _RUN_ENTRIES_OF_KINDS, {"run": run_id, "kinds": wanted}
-        with driver_errors(), self._engine.connect() as conn:
+            wanted = sorted(set(wanted))
+            query = _run_entries_of_kinds(len(wanted))
+            params = {"run": run_id, **{f"kind{i}": kind for i, kind in enumerate(wanted)}}
+        with driver_errors(), read_connection(self._engine) as conn:
             found = [entry_from_row(row) for row in conn.execute(query, params)]
         if not found:
             self.require_run(run_id)  # an empty answer is only right for a run that exists
@@ -250,7 +280,7 @@ class Ledger:
     def run(self, run_id: str) -> RunInfo:
         """The run and its head; :class:`UnknownRun` if there is none."""
         check_run_id(run_id)
-        with driver_errors(), self._engine.connect() as conn:
+        with driver_errors(), read_connection(self._engine) as conn:
             row = conn.execute(_RUN, {"run": run_id}).first()
         if row is None:
             raise UnknownRun(f"no run {run_id!r} in this ledger")

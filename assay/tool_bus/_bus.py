@@ -4,15 +4,24 @@ Order of a call, and where each refusal is decided::
 
     call id seen before?  ─► the first result (the handler never runs twice)
     tool@version known?   ─► unknown_tool / unknown_version
-    ledger: tool_call     (canonical arguments, RFC 8785)
     arguments valid?      ─► invalid_arguments      (nothing has run)
     handler bound here?   ─► no_handler
     tool pre-check?       ─► its code (empty_diff, malformed_diff, forbidden_path)
     irreversible: grant?  ─► grant_required / grant_invalid (policy rules may grant)
-    start: grant use + call row in one transaction (database keys: single use, once)
+    start: ledger tool_call (canonical arguments, RFC 8785), grant use and call row,
+           in one transaction (database keys: single use, once)
     handler               ─► tool_failed / tool_timeout
     output valid?         ─► invalid_output (the bad output kept in an error entry)
-    ledger: tool_output   ─► ToolResult(ok=True, ledger_id=<the id to cite>)
+    settle: ledger tool_output (or error) and the result row, in one transaction
+                          ─► ToolResult(ok=True, ledger_id=<the id to cite>)
+
+A call that runs is two write transactions: its start, committed before the handler
+runs (so a replay after a crash finds it and never runs the handler again), and its
+result. A refusal writes the ``tool_call`` record and the ``error`` together. An
+irreversible call is the exception: its ``tool_call`` record is written on its own
+before its grant is looked for, since a policy rule may issue one (a ledger record
+of its own) while the call is checked, and the call's record comes first in the
+run's chain.
 
 Refusals before the start are not remembered under the call id, so the planner can
 fix its proposal (or obtain a grant) and retry with the same id; once a handler
@@ -33,14 +42,14 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from assay._db import write_transaction
+from assay._db import InsertIfAbsent
 from assay.errors import ContentTooLarge, RunError, ToolNotFound
-from assay.ledger import Ledger, LedgerEntry, canonical_json
+from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json
 from assay.tool_bus import _tables as t
 from assay.tool_bus._grants import Grants
 from assay.tool_bus._records import ErrorDetail, GrantRequest, ToolFailure, ToolResult
@@ -67,6 +76,24 @@ __all__ = ["DEFAULT_TIMEOUT_S", "ToolBus"]
 DEFAULT_TIMEOUT_S = 30.0
 _SOURCE = "tool_bus"
 _NO_OUTPUT: Any = object()
+# Built once: a call's start and its result, each a row that exists at most once.
+_INSERT_CALL_IF_ABSENT = InsertIfAbsent(t.calls)
+_INSERT_RESULT_IF_ABSENT = InsertIfAbsent(t.results)
+_INSERT_CALL = t.calls.insert()
+_INSERT_GRANT_USE = t.grant_uses.insert()
+
+
+class _Append(Protocol):
+    """Appends one entry to the run being recorded (:meth:`LedgerBatch.append`)."""
+
+    def __call__(
+        self,
+        *,
+        kind: str,
+        source: str,
+        content: str | bytes,
+        metadata: dict[str, Any] | None = None,
+    ) -> LedgerEntry: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,22 +223,23 @@ class ToolBus:
                 return earlier
         refused = name_refusal(call)
         if refused is not None:
-            return self._refuse(call, self._record_call(call, None), refused)
+            return self._refused(call, None, refused)
         try:
             spec = self._registry.get(call.tool, call.version)  # type: ignore[arg-type]
         except ToolNotFound as exc:
-            entry = self._record_call(call, None)
             details = [
                 ErrorDetail(path="", message=f"did you mean {s!r}?") for s in exc.suggestions
             ]
-            return self._refuse(
-                call, entry, ToolFailure(code=exc.code, message=str(exc), details=details)
-            )
-        entry = self._record_call(call, spec)
+            failure = ToolFailure(code=exc.code, message=str(exc), details=details)
+            return self._refused(call, None, failure)
+        entry = self._record_call(call, spec) if spec.side_effect == "irreversible" else None
         refusal, binding, grant_id = self._check(call, spec)
         if refusal is not None or binding is None:
             assert refusal is not None
-            return self._refuse(call, entry, refusal)
+            if entry is None:
+                return self._refused(call, spec, refusal)
+            with self._ledger.batch(call.run_id) as batch:
+                return self._refuse(batch.append, call, entry, refusal)
         return self._start(call, spec, binding, entry, grant_id)
 
     def _check(
@@ -286,37 +314,28 @@ class ToolBus:
         call: _Call,
         spec: ToolSpec,
         binding: Binding,
-        entry: LedgerEntry,
+        entry: LedgerEntry | None,
         grant_id: str | None,
     ) -> ToolResult | _Step:
-        now = datetime.now(UTC)
+        """Record the call (unless its ``tool_call`` entry is already written) and its
+        start row, and the grant's use, in one transaction, committed before the
+        handler runs; a call id or grant that another start took first is a lost race."""
         assert call.args_sha256 is not None
-        try:
-            with write_transaction(self._engine) as conn:
-                if grant_id is not None:
-                    conn.execute(
-                        t.grant_uses.insert(),
-                        {
-                            "grant_id": grant_id,
-                            "run_id": call.run_id,
-                            "call_id": call.call_id,
-                            "used_at": now,
-                        },
-                    )
-                conn.execute(
-                    t.calls.insert(),
-                    {
-                        "run_id": call.run_id,
-                        "call_id": call.call_id,
-                        "tool": spec.name,
-                        "version": spec.version,
-                        "args_sha256": call.args_sha256,
-                        "call_ledger_id": entry.id,
-                        "grant_id": grant_id,
-                        "started_at": now,
-                    },
-                )
-        except IntegrityError:
+        with self._ledger.batch(call.run_id) as batch:
+            if entry is None:
+                entry = self._append_call(batch.append, call, spec)
+            row = {
+                "run_id": call.run_id,
+                "call_id": call.call_id,
+                "tool": spec.name,
+                "version": spec.version,
+                "args_sha256": call.args_sha256,
+                "call_ledger_id": entry.id,
+                "grant_id": grant_id,
+                "started_at": datetime.now(UTC),
+            }
+            won = _insert_start(batch.connection, row)
+        if not won:
             return self._lost_race(call, entry, grant_id)
         timeout = binding.timeout_s if binding.timeout_s is not None else self.timeout_s
         return _Step(
@@ -334,13 +353,11 @@ class ToolBus:
             return earlier
         used = self._grants.used_by(grant_id) if grant_id is not None else None
         reason = f"the grant was already used by call {used!r}"
-        return self._refuse(
-            call,
-            entry,
-            ToolFailure(
-                code="grant_invalid", message=reason, details=[ErrorDetail(path="", message=reason)]
-            ),
+        failure = ToolFailure(
+            code="grant_invalid", message=reason, details=[ErrorDetail(path="", message=reason)]
         )
+        with self._ledger.batch(call.run_id) as batch:
+            return self._refuse(batch.append, call, entry, failure)
 
     def _earlier(self, call: _Call) -> ToolResult | None:
         return earlier_result(self._engine, self._ledger, call)
@@ -352,36 +369,39 @@ class ToolBus:
     # --- after the handler ------------------------------------------------------------
 
     def _finish(self, step: _Step, outcome: Outcome) -> ToolResult:
-        """Settle ``outcome`` and store the result under the call id. Nothing the
-        handler did can make this raise; only a database failure can."""
-        result = self._settle(step, outcome)
-        try:
-            with write_transaction(self._engine) as conn:
-                conn.execute(
-                    t.results.insert(),
-                    {
-                        "run_id": step.call.run_id,
-                        "call_id": step.call.call_id,
-                        "result_json": result.to_json(),
-                        "finished_at": datetime.now(UTC),
-                    },
+        """Settle ``outcome`` and store the result under the call id, with the ledger
+        entry that records it, in one transaction. The output is checked against its
+        schema before the transaction opens. Nothing the handler did can make this
+        raise; only a database failure can."""
+        failure, exception = self._failure(step, outcome)
+        call = step.call
+        with self._ledger.batch(call.run_id) as batch:
+            result = self._settle(batch, step, outcome, failure, exception)
+            row = {
+                "run_id": call.run_id,
+                "call_id": call.call_id,
+                "result_json": result.to_json(),
+                "finished_at": datetime.now(UTC),
+            }
+            if not _INSERT_RESULT_IF_ABSENT(batch.connection, row):
+                # a row for this call id was written outside the bus
+                batch.append(
+                    kind="error",
+                    source=_SOURCE,
+                    content=canonical_json(conflict_body(call.call_id, result)).decode("utf-8"),
+                    metadata={"call_id": call.call_id, "code": "result_conflict"},
                 )
-        except IntegrityError:  # a row for this call id was written outside the bus
-            body = conflict_body(step.call.call_id, result)
-            self._ledger.append(
-                step.call.run_id,
-                kind="error",
-                source=_SOURCE,
-                content=canonical_json(body).decode("utf-8"),
-                metadata={"call_id": step.call.call_id, "code": "result_conflict"},
-            )
         return result
 
-    def _settle(self, step: _Step, outcome: Outcome) -> ToolResult:
-        ref, call, entry = step.spec.ref, step.call, step.call_entry
+    def _failure(
+        self, step: _Step, outcome: Outcome
+    ) -> tuple[ToolFailure | None, dict[str, str] | None]:
+        """What went wrong with the call, if anything, and the handler's exception as
+        the error entry keeps it; ``(None, None)`` for an output that fits its schema."""
+        ref = step.spec.ref
         if outcome.kind == "timeout":
             message = f"{ref} did not finish within {step.timeout_s} s"
-            return self._refuse(call, entry, ToolFailure(code="tool_timeout", message=message))
+            return ToolFailure(code="tool_timeout", message=message), None
         if outcome.kind == "raised":
             assert outcome.error is not None
             info = describe(outcome.error)
@@ -389,34 +409,47 @@ class ToolBus:
             failed = ToolFailure(
                 code="tool_failed", message=f"{ref} raised {info.summary}", details=[detail]
             )
-            return self._refuse(call, entry, failed, exception=info.as_json())
+            return failed, info.as_json()
         try:
             problems = output_errors(step.spec, outcome.value)
-            if not problems:
-                return self._record_output(step, outcome.value)
         except ContentTooLarge as exc:
             problems = [ErrorDetail(path="", message=str(exc))]
         except RunError:
             raise
         except Exception as exc:  # an output whose own methods raise while it is read
-            message = f"the output could not be read: {describe(exc).summary}"
-            problems = [ErrorDetail(path="", message=message)]
-        invalid = ToolFailure(
-            code="invalid_output",
-            message=f"{ref} returned output that breaks its schema",
-            details=problems,
-        )
-        return self._refuse(call, entry, invalid, output=outcome.value)
+            problems = [ErrorDetail(path="", message=_unreadable(exc))]
+        return (_invalid_output(ref, problems) if problems else None), None
 
-    def _record_output(self, step: _Step, value: Any) -> ToolResult:
+    def _settle(
+        self,
+        batch: LedgerBatch,
+        step: _Step,
+        outcome: Outcome,
+        failure: ToolFailure | None,
+        exception: dict[str, str] | None,
+    ) -> ToolResult:
+        """Append what the call came to: its output, or the failure."""
+        if failure is None:
+            try:
+                return self._record_output(batch.append, step, outcome.value)
+            except (RunError, DBAPIError):
+                raise
+            except ContentTooLarge as exc:
+                problems = [ErrorDetail(path="", message=str(exc))]
+            except Exception as exc:  # refused before anything was written
+                problems = [ErrorDetail(path="", message=_unreadable(exc))]
+            failure = _invalid_output(step.spec.ref, problems)
+        output = outcome.value if outcome.kind == "ok" else _NO_OUTPUT
+        return self._refuse(batch.append, step.call, step.call_entry, failure, output, exception)
+
+    def _record_output(self, append: _Append, step: _Step, value: Any) -> ToolResult:
         """Append a valid output as ``tool_output``. A text output is stored as the
         text itself, so that quotes, identifiers and spans cited from it match the
         exact characters the tool returned; anything else as canonical JSON. The
         entry's ``encoding`` metadata says which."""
         is_text = isinstance(value, str)
         text = str.__str__(value) if is_text else canonical_json(value).decode("utf-8")
-        entry = self._ledger.append(
-            step.call.run_id,
+        entry = append(
             kind="tool_output",
             source=f"tool:{step.spec.ref}",
             content=text,
@@ -433,13 +466,24 @@ class ToolBus:
     # --- ledger -----------------------------------------------------------------------
 
     def _record_call(self, call: _Call, spec: ToolSpec | None) -> LedgerEntry:
-        source, content, metadata = call_record(call, spec)
-        return self._ledger.append(
-            call.run_id, kind="tool_call", source=source, content=content, metadata=metadata
-        )
+        with self._ledger.batch(call.run_id) as batch:
+            return self._append_call(batch.append, call, spec)
 
+    @staticmethod
+    def _append_call(append: _Append, call: _Call, spec: ToolSpec | None) -> LedgerEntry:
+        source, content, metadata = call_record(call, spec)
+        return append(kind="tool_call", source=source, content=content, metadata=metadata)
+
+    def _refused(self, call: _Call, spec: ToolSpec | None, error: ToolFailure) -> ToolResult:
+        """A call refused before it started: its ``tool_call`` record and the error,
+        in one transaction."""
+        with self._ledger.batch(call.run_id) as batch:
+            entry = self._append_call(batch.append, call, spec)
+            return self._refuse(batch.append, call, entry, error)
+
+    @staticmethod
     def _refuse(
-        self,
+        append: _Append,
         call: _Call,
         call_entry: LedgerEntry,
         error: ToolFailure,
@@ -457,16 +501,40 @@ class ToolBus:
         metadata = {"call_id": call.call_id, "call_ledger_id": call_entry.id, "code": error.code}
         try:
             content = canonical_json(body).decode("utf-8")
-            entry = self._ledger.append(
-                call.run_id, kind="error", source=_SOURCE, content=content, metadata=metadata
-            )
+            entry = append(kind="error", source=_SOURCE, content=content, metadata=metadata)
         except ContentTooLarge as exc:  # a ledger configured smaller than the record
             short = {"code": error.code, "call_id": call.call_id, "message": str(exc)}
-            entry = self._ledger.append(
-                call.run_id,
+            entry = append(
                 kind="error",
                 source=_SOURCE,
                 content=canonical_json(short).decode("utf-8"),
                 metadata=metadata,
             )
         return ToolResult(ok=False, ledger_id=entry.id, error=error)
+
+
+def _insert_start(conn: Connection, row: dict[str, Any]) -> bool:
+    """Insert a call's start row, and its grant's use when it has a grant; False when
+    the call id (or the grant) was taken first, and nothing of the two is written."""
+    if row["grant_id"] is None:
+        return _INSERT_CALL_IF_ABSENT(conn, row)
+    use = {k: row[k] for k in ("grant_id", "run_id", "call_id")} | {"used_at": row["started_at"]}
+    try:
+        with conn.begin_nested():  # a savepoint: the call's ledger record stays
+            conn.execute(_INSERT_GRANT_USE, use)
+            conn.execute(_INSERT_CALL, row)
+    except IntegrityError:
+        return False
+    return True
+
+
+def _invalid_output(ref: str, problems: list[ErrorDetail]) -> ToolFailure:
+    return ToolFailure(
+        code="invalid_output",
+        message=f"{ref} returned output that breaks its schema",
+        details=problems,
+    )
+
+
+def _unreadable(exc: Exception) -> str:
+    return f"the output could not be read: {describe(exc).summary}"

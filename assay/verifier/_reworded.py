@@ -83,9 +83,11 @@ class RewordedUnsupportedCheck:
         ]
         if not prior:
             return []
-        earlier_ids = {i for u in prior for i in u.ledger_ids}
-        digests = {i: e.sha256 for i, e in self._ledger.get_many(earlier_ids).items()}
-        digests |= {i: e.sha256 for i, e in entries.items()}
+        # The entries the hand-over cites are already held (``entries``): only the
+        # others that earlier Unsupported propositions cited are read.
+        digests = {i: e.sha256 for i, e in entries.items()}
+        unread = {i for u in prior for i in u.ledger_ids} - digests.keys()
+        digests |= {i: e.sha256 for i, e in self._ledger.get_many(unread).items()}
         errors: list[GateFinding] = []
         for ci, claim in enumerate(handover.claims):
             for pi, prop in enumerate(claim.propositions):
