@@ -32,6 +32,7 @@ __all__ = [
     "MAX_KEPT_OUTPUT_BYTES",
     "MAX_MESSAGE_CHARS",
     "MAX_METADATA_BYTES",
+    "MAX_PROPOSITION_CHARS",
     "MAX_REPR_CHARS",
     "MAX_RUN_ID_CHARS",
     "MAX_SOURCE_CHARS",
@@ -68,6 +69,10 @@ MAX_DEPENDS_ON = 100
 MAX_APPROVER_CHARS = 200
 #: A hand-over's ``from_agent`` (it becomes a ledger source).
 MAX_AGENT_CHARS = 200
+#: A proposition is one checkable statement. Longer text is refused by the gate
+#: (``proposition_too_long``) and never reaches the verifier, whose cost grows with
+#: the proposition.
+MAX_PROPOSITION_CHARS = 2_000
 
 # --- structured values (bytes of canonical JSON, nesting) -----------------------------
 

@@ -8,13 +8,17 @@ same unit when the tool's schema declares one (``"x-assay-unit": "EUR"``), and a
 boolean or number is also established by a JSON text that holds the same key with
 the same value (a tool output ``{"approved": true}``).
 
+Numbers and units are read by :mod:`assay.grounding`: ``1,917.50`` and ``1.917,50``,
+``EUR 610/h`` and ``EUR 610 per hour``, ``2.0 h`` and ``120 minutes`` are the same;
+``$`` is not USD; a declared unit that is a thing counted (``units``, ``widget``)
+needs that word after the number.
+
 A tool author may mark an argument as the agent's own choice, not a fact, with
 ``"x-assay-grounding": "choice"`` in its property schema (a priority, a dry-run
 switch); such a value needs no evidence. The agent cannot mark anything: the
 annotation is part of the registered, content-hashed tool spec.
 
-Scanning is linear: a number is one greedy run of digits and separators, and units
-are read from a few characters on either side of it, never by backtracking.
+Scanning is linear (see :mod:`assay.grounding`).
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, cast
+
+from assay.grounding import Quantity, find_dates, find_quantities, supports
 
 __all__ = [
     "CHOICE",
@@ -34,6 +40,7 @@ __all__ = [
     "Mention",
     "leaf_schemas",
     "mentions",
+    "normal_unit",
     "ungrounded_values",
 ]
 
@@ -45,40 +52,8 @@ CHOICE = "choice"
 
 _MAX_SCAN_CHARS = 2_000_000  # evidence beyond this is not scanned for numbers
 _GROUPING_SPACE = re.compile(r"(?<=\d)[\u00a0\u202f](?=\d)")
-_TOKEN = re.compile(r"\d[\d,.'\u00a0\u202f]*")
-_UNIT_AFTER = re.compile(r"[ \u00a0\u202f]?([A-Za-z%°µ€£$¥₹][A-Za-z°µ]{0,11})")
-_PER = re.compile(r"[ \u00a0\u202f]?(?:/|per[ \u00a0\u202f]+)([A-Za-z]{1,8})(?![A-Za-z])")
-_UNIT_BEFORE = re.compile(r"([A-Z]{3}|[€£$¥₹])[ \u00a0\u202f]?$")
-_CURRENCY_SYMBOLS = {"€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
-_UNIT_ALIASES = {
-    "h": "h",
-    "hr": "h",
-    "hrs": "h",
-    "hour": "h",
-    "hours": "h",
-    "min": "min",
-    "mins": "min",
-    "minute": "min",
-    "minutes": "min",
-    "s": "s",
-    "sec": "s",
-    "secs": "s",
-    "second": "s",
-    "seconds": "s",
-    "ms": "ms",
-    "day": "d",
-    "days": "d",
-    "d": "d",
-    "%": "%",
-    "percent": "%",
-    "pct": "%",
-    "unit": "units",
-    "units": "units",
-    "pcs": "units",
-    "pieces": "units",
-    "item": "units",
-    "items": "units",
-}
+#: Words for "a thing counted" that name no particular thing.
+_GENERIC_COUNTS = frozenset({"unit", "units", "item", "items", "piece", "pieces", "pcs"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,25 +66,21 @@ class Mention:
     #: The word written right after the number, lower-cased (``widgets`` in
     #: ``12 widgets``): what a unit this module does not know is compared with.
     after: str | None = None
+    quantity: Quantity | None = None
 
 
 def normal_unit(unit: str | None) -> str | None:
-    """One spelling per unit: ``€`` and ``EUR`` alike, ``hours`` and ``h`` alike,
-    ``EUR/h`` for a rate; ``None`` for a word that is not a unit."""
-    if unit is None:
-        return None
-    unit = unit.strip()
-    if "/" in unit:
-        head, _, tail = unit.partition("/")
-        base, per = normal_unit(head), _UNIT_ALIASES.get(tail.strip().lower())
-        return f"{base}/{per}" if base is not None and per is not None else None
-    if unit in _CURRENCY_SYMBOLS:
-        return _CURRENCY_SYMBOLS[unit]
-    if unit == "$":
-        return "$"  # dollars of some country: never USD, which says which
-    if re.fullmatch(r"[A-Z]{3}", unit):
-        return unit
-    return _UNIT_ALIASES.get(unit.lower())
+    """One spelling per unit, as :mod:`assay.grounding` names it: ``€`` and ``EUR``
+    alike, ``hours`` and ``h`` alike (``hour``), ``EUR / hour`` for a rate,
+    ``percent`` for ``%``; ``None`` for a word that is not a unit."""
+    declared = _declared(unit) if unit is not None else None
+    return declared.unit if declared is not None else None
+
+
+def _declared(unit: str) -> Quantity | None:
+    """A declared unit read as the quantity ``1 <unit>``."""
+    found = find_quantities("1 " + unit.strip())
+    return found[0] if len(found) == 1 and found[0].kind != "number" else None
 
 
 def mentions(text: str) -> list[Mention]:
@@ -117,79 +88,17 @@ def mentions(text: str) -> list[Mention]:
     # A no-break space between digits groups them (1 000); NFKC would make it a space.
     text = _GROUPING_SPACE.sub("'", text[:_MAX_SCAN_CHARS])
     text = unicodedata.normalize("NFKC", text)
-    found: list[Mention] = []
-    for match in _TOKEN.finditer(text):
-        raw = match.group().rstrip(",.'\u00a0\u202f")
-        start, end = match.start(), match.start() + len(raw)
-        if start > 0 and (text[start - 1].isalpha() or text[start - 1] == "_"):
-            continue  # part of an identifier such as v2
-        if start > 1 and text[start - 1] == "-" and text[start - 2].isalpha():
-            continue  # the number of a key such as INV-4421 or W-12
-        negative = start > 0 and text[start - 1] in "-\u2212" and not _alnum_before(text, start - 1)
-        values = _readings(raw)
-        if negative:
-            values = frozenset(-v for v in values)
-        word = _UNIT_AFTER.match(text, end)
-        found.append(
-            Mention(
-                values=values,
-                unit=_unit_near(text, start, end),
-                text=raw,
-                after=word.group(1).lower() if word is not None else None,
-            )
+    dates = [(d.start, d.end) for d in find_dates(text)]
+    return [
+        Mention(
+            values=q.values,
+            unit=q.unit,
+            text=q.text,
+            after=q.noun or (q.word.lower() if q.word else None),
+            quantity=q,
         )
-    return found
-
-
-def _alnum_before(text: str, index: int) -> bool:
-    return index > 0 and text[index - 1].isalnum()
-
-
-def _unit_near(text: str, start: int, end: int) -> str | None:
-    """The unit written right after the number, else the currency right before it;
-    ``/h`` or ``per hour`` after either makes it a rate (``EUR/h``)."""
-    unit: str | None = None
-    after = _UNIT_AFTER.match(text, end)
-    if after is not None:
-        stop = end + len(after.group(0))
-        if not (stop < len(text) and text[stop].isalnum()):
-            unit = normal_unit(after.group(1))
-            end = stop if unit is not None else end
-    if unit is None:
-        before = _UNIT_BEFORE.search(text[max(0, start - 4) : start])
-        unit = normal_unit(before.group(1)) if before is not None else None
-    rate = _PER.match(text, end)
-    if rate is not None and unit is not None:
-        return normal_unit(f"{unit}/{rate.group(1)}")
-    return unit
-
-
-def _readings(raw: str) -> frozenset[Decimal]:
-    """Every value ``raw`` can mean: ``1,200`` is 1200 in English and 1.2 in German."""
-    text = raw
-    for sep in ("'", "\u00a0", "\u202f"):
-        text = text.replace(sep, "")
-    candidates: set[str] = set()
-    commas, dots = text.count(","), text.count(".")
-    if commas and dots:
-        group, decimal = (",", ".") if text.rfind(".") > text.rfind(",") else (".", ",")
-        candidates.add(text.replace(group, "").replace(decimal, "."))
-    elif commas > 1 or dots > 1:
-        candidates.add(text.replace("," if commas else ".", ""))
-    elif commas + dots == 1:
-        head, tail = text.split("," if commas else ".")
-        candidates.add(f"{head}.{tail}")
-        if len(tail) == 3:
-            candidates.add(head + tail)
-    else:
-        candidates.add(text)
-    values: set[Decimal] = set()
-    for candidate in candidates:
-        try:
-            values.add(Decimal(candidate))
-        except InvalidOperation:
-            continue
-    return frozenset(values)
+        for q in find_quantities(text, skip=dates)
+    ]
 
 
 def as_decimal(value: object) -> Decimal | None:
@@ -277,17 +186,34 @@ def _number_problem(value: Any, schema: Mapping[str, Any], written: list[Mention
     same_value = [m for m in written if number in m.values]
     if not isinstance(declared, str):
         return None if same_value else f"{value!r} occurs in none of its claims or evidence"
-    unit = normal_unit(declared)
-    word = declared.strip().lower()
-    if any(
-        (m.unit == unit) if unit is not None else (m.after in (word, word + "s"))
-        for m in same_value
-    ):
+    if any(_states(m, number, declared) for m in written):
         return None
     if same_value:
-        units = sorted({m.unit or "no unit" for m in same_value})
+        units = sorted({m.unit or m.after or "no unit" for m in same_value})
         return f"{value!r} {declared} is written only as {', '.join(units)}, not {declared}"
     return f"{value!r} {declared} occurs in none of its claims or evidence"
+
+
+def _states(mention: Mention, number: Decimal, declared: str) -> bool:
+    """Whether ``mention`` writes ``number`` in the ``declared`` unit (in any form:
+    ``120 minutes`` states 2 hours); a counted thing must be named after it."""
+    unit = _declared(declared)
+    if unit is None or mention.quantity is None:
+        word = declared.strip().lower()
+        return number in mention.values and mention.after in (word, word + "s")
+    claim = replace(unit, values=frozenset({number}), decimals=_decimals(number))
+    if claim.kind == "count":
+        noun = (claim.noun or "").lower()
+        after = mention.after or ""
+        generic = noun in _GENERIC_COUNTS and after in _GENERIC_COUNTS
+        named = generic or after in (noun, noun + "s") or noun in (after, after + "s")
+        return named and number in mention.values
+    return supports(mention.quantity, claim)
+
+
+def _decimals(number: Decimal) -> int:
+    exponent = number.as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def _json_leaves(texts: list[str]) -> set[tuple[str, str]]:

@@ -22,19 +22,24 @@ def _schema(**props: dict[str, Any]) -> dict[str, Any]:
     [
         ("EUR 875.00", [({"875.00"}, "EUR")]),
         ("€1.917,50", [({"1917.50"}, "EUR")]),
-        ("1,200 units", [({"1200", "1.200"}, "units")]),
-        ("99.9%", [({"99.9"}, "%")]),
-        ("EUR 295 per hour", [({"295"}, "EUR/h")]),
-        ("at EUR 610/h", [({"610"}, "EUR/h")]),
+        ("1,200 units", [({"1200", "1.200"}, None)]),
+        ("99.9%", [({"99.9"}, "percent")]),
+        ("EUR 295 per hour", [({"295"}, "EUR / hour")]),
+        ("at EUR 610/h", [({"610"}, "EUR / hour")]),
         ("refund of -5", [({"-5"}, None)]),
         ("INV-4421 and W-12", []),
-        ("1\u202f000 kg", [({"1000"}, None)]),
-        ("\uff11\uff12\uff10 units", [({"120"}, "units")]),
+        ("1\u202f000 kg", [({"1000"}, "kilogram")]),
+        ("\uff11\uff12\uff10 units", [({"120"}, None)]),
     ],
 )
 def test_numbers_are_read_with_their_units(text: str, expected: list[Any]) -> None:
     found = [({str(v) for v in m.values}, m.unit) for m in mentions(text)]
     assert found == expected
+
+
+def test_a_count_names_what_it_counts() -> None:
+    (mention,) = mentions("W-12 holds 120 units of BT-105")
+    assert mention.after == "units" and mention.values == {Decimal(120)}
 
 
 HONEST = [
@@ -49,6 +54,9 @@ HONEST = [
     ({"urgent": True}, {"urgent": {"x-assay-grounding": "choice"}}, "nothing about it"),
     ({"n": 12}, {"n": {"x-assay-unit": "widget"}}, "we hold 12 widgets"),
     ({"items": [{"qty": 2}]}, {}, "two lines, qty 2 each"),
+    ({"minutes": 120}, {"minutes": {"x-assay-unit": "min"}}, LINE),  # 2.0 h is 120 minutes
+    ({"amount": 1917.5}, {"amount": {"x-assay-unit": "EUR"}}, "a total of 1.917,50 EUR"),
+    ({"items": 120}, {"items": {"x-assay-unit": "pieces"}}, "W-12 holds 120 units of BT-105."),
 ]
 INVENTED = [
     ({"amount": 400}, {"amount": {"x-assay-unit": "EUR"}}, "exceeds the cap by EUR 875.00"),
@@ -60,6 +68,9 @@ INVENTED = [
     ({"n": 4421}, {}, "invoice INV-4421"),
     ({"n": float("inf")}, {}, "inf"),
     ({"items": [{"qty": 3}]}, {}, "two lines, qty 2 each"),
+    ({"rate": 610}, {"rate": {"x-assay-unit": "EUR/min"}}, LINE),  # per hour, not per minute
+    ({"n": 12}, {"n": {"x-assay-unit": "widget"}}, "we hold 12 gadgets"),
+    ({"amount": 40}, {"amount": {"x-assay-unit": "GBP"}}, "paid $40"),
 ]
 
 

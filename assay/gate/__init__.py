@@ -22,7 +22,12 @@ from assay.contract import (
 )
 from assay.gate._correction import self_correcting
 from assay.gate._gate import Gate, ToolLookup
-from assay.gate._identifiers import extract_identifiers, identifier_in_evidence
+from assay.gate._identifiers import (
+    computation_in,
+    describe_computation,
+    extract_identifiers,
+    identifier_in_evidence,
+)
 from assay.gate._manifest import (
     Artifact,
     DecisionSummary,
@@ -69,6 +74,8 @@ __all__ = [
     "VerdictLabel",
     "annotate",
     "build_manifest",
+    "computation_in",
+    "describe_computation",
     "extract_identifiers",
     "handover_json_schema",
     "handover_json_schema_text",

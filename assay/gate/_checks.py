@@ -15,12 +15,24 @@ from typing import Any, cast
 
 from pydantic import JsonValue, ValidationError
 
-from assay._limits import MAX_AGENT_CHARS, MAX_HANDOVER_BYTES, MAX_JSON_DEPTH, json_depth_ok
+from assay._limits import (
+    MAX_AGENT_CHARS,
+    MAX_HANDOVER_BYTES,
+    MAX_JSON_DEPTH,
+    MAX_PROPOSITION_CHARS,
+    json_depth_ok,
+)
 from assay.contract import Handover, Proposition
 from assay.errors import InvalidHandover
+from assay.gate._identifiers import (
+    computed_in,
+    describe_computation,
+    extract_identifiers,
+    found_in,
+)
 from assay.gate._identifiers import evidence as prepared
-from assay.gate._identifiers import extract_identifiers, found_in
 from assay.gate._records import GateFinding
+from assay.grounding import Computation, Miscalculation, view_of
 from assay.ledger import EVIDENCE_KINDS, LedgerEntry
 
 Entries = dict[str, LedgerEntry]
@@ -195,6 +207,27 @@ def check_entailment(run_id: str, handover: Handover, entries: Entries) -> list[
     ]
 
 
+def check_sizes(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
+    """No proposition is longer than ``MAX_PROPOSITION_CHARS``: a proposition is one
+    statement to check, and checking one costs time that grows with its length."""
+    return [
+        GateFinding(
+            code="proposition_too_long",
+            path=path("claims", i, "propositions", j, "text"),
+            message=f"the proposition is {len(prop.text):,} characters, over the limit of "
+            f"{MAX_PROPOSITION_CHARS:,}: split it into statements that can each be checked",
+        )
+        for i, claim in enumerate(handover.claims)
+        for j, prop in enumerate(claim.propositions)
+        if len(prop.text) > MAX_PROPOSITION_CHARS
+    ]
+
+
+def within_size(prop: Proposition) -> bool:
+    """Whether a proposition is short enough to be checked at all."""
+    return len(prop.text) <= MAX_PROPOSITION_CHARS
+
+
 def check_citations(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
     """Evidence is required where claimed, exists, is of this run and is citable."""
     errors: list[GateFinding] = []
@@ -257,15 +290,19 @@ def evidence_of(run_id: str, prop: Proposition, entries: Entries) -> list[Ledger
 
 
 def check_quotes(run_id: str, handover: Handover, entries: Entries) -> list[GateFinding]:
-    """A Quote proposition's text occurs byte for byte in one of its cited entries."""
+    """A Quote proposition's text occurs character for character in one of its cited
+    entries: in the stored text, or in a decoded string of a JSON entry (its view),
+    where a quoted line break is a line break and not the two characters ``\\n``."""
     errors: list[GateFinding] = []
     for i, claim in enumerate(handover.claims):
         if claim.type != "Quote":
             continue
         for j, prop in enumerate(claim.propositions):
             evidence = evidence_of(run_id, prop, entries)
-            needle = prop.text.encode("utf-8")
-            if evidence and not any(needle in e.content_bytes for e in evidence):
+            needle = prop.text
+            if evidence and not any(
+                needle in e.text or needle in view_of(e.text).text for e in evidence
+            ):
                 errors.append(
                     GateFinding(
                         code="quote_mismatch",
@@ -336,7 +373,8 @@ def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list
         for j, prop in enumerate(claim.propositions):
             evidence = evidence_of(run_id, prop, entries)
             union += evidence
-            errors += _proposition_provenance(("claims", i, "propositions", j), prop, evidence)
+            if within_size(prop):  # a longer one is refused as proposition_too_long
+                errors += _proposition_provenance(("claims", i, "propositions", j), prop, evidence)
         errors += _text_provenance(
             [(("claims", i, "text"), claim.text)], union, tool_origin=_says_tool(claim.text)
         )
@@ -373,13 +411,20 @@ def _text_provenance(
     texts: list[tuple[Where, str]], evidence: list[LedgerEntry], *, tool_origin: bool
 ) -> list[GateFinding]:
     # Each evidence text prepared once (its matching form and what is derived from
-    # it), not once per identifier: the preparation hashes the whole text.
-    tool_texts = [prepared(e.text) for e in evidence if e.kind != "human_fact"]
-    user_texts = [prepared(e.text) for e in evidence if e.kind == "human_fact"]
+    # it), not once per identifier: the preparation hashes the whole text. A JSON
+    # entry is read through its view, so that a value is never glued to the escape
+    # or the key before it.
+    tool_texts = [prepared(view_of(e.text).text) for e in evidence if e.kind != "human_fact"]
+    user_texts = [prepared(view_of(e.text).text) for e in evidence if e.kind == "human_fact"]
     errors: list[GateFinding] = []
     for where, text in texts:
         for ident in extract_identifiers(text):
             if any(found_in(ident, *t) for t in tool_texts):
+                continue
+            # A number the text says it computed ("in total", "12 days later") is
+            # accepted when it is exactly that computation over the cited evidence.
+            computed = computed_in(ident, text, tool_texts)
+            if isinstance(computed, Computation):
                 continue
             if any(found_in(ident, *t) for t in user_texts):
                 if tool_origin:
@@ -392,12 +437,13 @@ def _text_provenance(
                         )
                     )
                 continue
-            errors.append(
-                GateFinding(
-                    code="unverified_identifier",
-                    path=path(*where),
-                    message=f"{ident.kind} {ident.value!r} does not occur in the cited evidence",
+            message = f"{ident.kind} {ident.value!r} does not occur in the cited evidence"
+            if isinstance(computed, Miscalculation):
+                message += (
+                    f", and it is not what it says it computes: {describe_computation(computed)}"
                 )
+            errors.append(
+                GateFinding(code="unverified_identifier", path=path(*where), message=message)
             )
     return errors
 

@@ -57,6 +57,7 @@ class Gate:
             _checks.check_run,
             _checks.check_status,
             _checks.check_entailment,
+            _checks.check_sizes,
             _checks.check_citations,
             _checks.check_quotes,
             _checks.check_dependencies,

@@ -17,9 +17,11 @@ occurs in evidence. :func:`extract_identifiers` finds the tokens worth that test
 * ``ticket`` — ``#123`` (digits only, not after colour/color/fill) and
   ``INV-4421``-style keys (capitals, a dash, digits; ``UTF-8``, ``SHA-256`` and
   similar standards names are not tickets).
-* ``amount`` (a currency symbol or ISO code with a number), ``date`` (ISO dates,
-  ``3 March 2024``, ``March 3, 2024``, ``03/01/2024``) and ``quantity`` (a number
-  with a unit: ``250 ms``, ``12.5 GB``, ``99.9%``).
+* ``amount`` (a number with a currency: ``€1.75``, ``EUR 610/h``), ``quantity`` (a
+  number with a unit, a percentage or a count of something: ``250 ms``, ``99.9%``,
+  ``120 units``, ``three orders``) and ``date`` (a date or time in any common written
+  form), as :mod:`assay.grounding` reads them, with any hedge before them (``about
+  9.8 tonnes``).
 
 Tokens are found in the search form of the text and compared in its matching form
 (:mod:`assay.gate._unicode`): a fullwidth ``INV-4421``, an NBSP or a non-breaking
@@ -30,15 +32,17 @@ equal to the ASCII one. Reported values and offsets are those of the text as giv
 Matching (:func:`identifier_in_evidence`) is verbatim, with the token's edges not
 glued to a longer alphanumeric run (``INV-44`` is not in ``INV-4421``; an ASCII
 token next to letters of another script, as in Chinese or Japanese prose, is not
-glued to them), plus three rules where no reading is ambiguous: a hash matches a
+glued to them), plus two rules where no reading is ambiguous: a hash matches a
 hash in the evidence that it is a prefix or an extension of (both at least 7
-digits, case-insensitive); amounts and quantities match when currency (``€``=
-``EUR``, ``£``=``GBP``; ``$`` is not ``USD``, it is also AUD, CAD…), unit and value
-agree, where thousands separators are dropped only when unambiguous (apostrophes
-and spaces always; commas or dots only with two or more groups or a decimal part
-of the other kind — ``1,200`` alone stays verbatim, it is 1.2 in half of Europe);
-and ISO and written-month dates match each other (slash dates are only ever
-verbatim: 03/01 is March in the US and January elsewhere).
+digits, case-insensitive); and an amount, quantity or date matches the same value
+written in another form, as :mod:`assay.grounding` decides (``2.0 hours`` and
+``2.0 h``, ``€1.75`` and a JSON ``amount: 1.75`` beside ``currency: EUR``, ``31
+October 2024`` and ``2024-10-31``; never ``$`` and ``USD`` unless the evidence says
+USD, per second and per minute, ``1,240`` and ``1,420``, or a numeric date such as
+``03/01/2024`` that could be read both ways, which matches only itself).
+:func:`computed_in` accepts, in addition, an amount or quantity that the claim says
+is computed (``in total``, ``more than``…) and that is exactly that computation over
+the cited evidence (:mod:`assay.grounding`'s checked arithmetic).
 
 What is derived from an evidence text, and the identifiers of a claim's text, are
 cached by the text's digest, within a byte bound (:mod:`assay.gate._digest_cache`),
@@ -50,18 +54,30 @@ from __future__ import annotations
 import sys
 import unicodedata
 from bisect import bisect_left
-from dataclasses import dataclass
-from datetime import date
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from assay.gate._digest_cache import DigestCache
-from assay.gate._patterns import AMOUNT, DATE, HEX, MONTHS, QUANTITY, Span, find
-from assay.gate._records import Identifier, IdentifierKind
+from assay.gate._patterns import HEX, Span, find
+from assay.gate._records import Identifier
 from assay.gate._unicode import Normalised, normalise
+from assay.grounding import (
+    ClaimValue,
+    Computation,
+    EvidenceIndex,
+    Miscalculation,
+    check_indexed,
+    claim_values,
+    occurrence_of,
+)
+from assay.grounding import index_evidence as index_values
 
 __all__ = [
     "CLAIM_CACHE",
     "EVIDENCE_CACHE",
     "Evidence",
+    "computed_in",
+    "describe_computation",
     "evidence",
     "expanded_characters",
     "extract_identifiers",
@@ -112,38 +128,36 @@ def _identifier(norm: Normalised, span: Span) -> Identifier:
 
 @dataclass(frozen=True, kw_only=True)
 class Evidence:
-    """What matching needs of one evidence text, without the text itself.
+    """What matching needs of one evidence text.
 
     ``text`` is the matching form where it differs from the text as given (``None``
     otherwise: the caller has that). ``hashes`` are its hex runs, lower-cased and
-    sorted; ``keys`` the normal forms of its amounts, quantities and dates.
+    sorted; ``values`` its amounts, quantities and dates as :mod:`assay.grounding`
+    reads them (from the matching form).
     """
 
     text: str | None
     hashes: tuple[str, ...]
     hash_set: frozenset[str]
-    keys: frozenset[tuple[str, ...]]
+    values: EvidenceIndex
     nbytes: int
 
 
 def index_evidence(text: str) -> Evidence:
     norm = normalise(text)
-    spans = find(norm.search)
     hashes = sorted({m.group().lower() for m in HEX.finditer(norm.text) if _has_digit(m.group())})
-    keys = frozenset(
-        k for kind, s, e in spans if (k := _normal_key(kind, norm.text[s:e])) is not None
-    )
-    # Never the text itself: an equal matching form is left out, the caller has it.
+    values = index_values(norm.text)
+    # The matching form only where it differs: the caller has the text itself.
     matching = None if norm.text == text else norm.text
     nbytes = sys.getsizeof(matching) if matching is not None else 0
-    nbytes += sum(2 * sys.getsizeof(h) for h in hashes)
-    nbytes += sum(sys.getsizeof(k) + sum(sys.getsizeof(p) for p in k) for k in keys)
-    nbytes += 64 * (2 * len(hashes) + len(keys))  # the containers' slots
+    nbytes += sum(2 * sys.getsizeof(h) for h in hashes) + 64 * 2 * len(hashes)
+    nbytes += sys.getsizeof(values.text) if values.text is not None else 0
+    nbytes += 400 * len(values.values) + 300 * len(values.dates) + 80 * len(values.records)
     return Evidence(
         text=matching,
         hashes=tuple(hashes),
         hash_set=frozenset(hashes),
-        keys=keys,
+        values=values,
         nbytes=nbytes,
     )
 
@@ -197,8 +211,8 @@ def found_in(ident: Identifier, matching: str, derived: Evidence) -> bool:
     if ident.kind == "hash":
         return _hash_in(value.lower(), derived)
     if ident.kind in ("amount", "quantity", "date"):
-        key = _normal_key(ident.kind, value)
-        return key is not None and key in derived.keys
+        read = _value_of(value)
+        return read is not None and occurrence_of(read, [derived.values]) is not None
     return False
 
 
@@ -246,73 +260,70 @@ def _glued(a: str, b: str) -> bool:
     return a.isalnum() and b.isalnum() and a.isascii() == b.isascii()
 
 
-# --- normal forms of amounts, quantities and dates ---------------------------------
+# --- values: another written form, or a computation --------------------------------
 
 
-def _normal_key(kind: IdentifierKind, value: str) -> tuple[str, ...] | None:
-    """The comparable form of an amount, quantity or date, from its matching form."""
-    if kind == "date":
-        return _date_key(value)
-    if kind == "amount":
-        m = AMOUNT.fullmatch(value)
-        if m is None:
-            return None
-        currency = m.group("sym") or m.group("code") or m.group("sym2") or m.group("code2")
-        sign = "-" if (m.group("neg") or m.group("neg2")) else ""
-        number = _normal_number(m.group("num") or m.group("num2"))
-        return ("amount", _CURRENCY_ALIASES.get(currency, currency), sign + number)
-    if kind != "quantity":
+def _value_of(value: str) -> ClaimValue | None:
+    """``value`` (an amount, quantity or date identifier) as one grounding value."""
+    found = claim_values(value)
+    return found[0] if len(found) == 1 else None
+
+
+def computed_in(
+    ident: Identifier, text: str, evidence: Sequence[tuple[str, Evidence]]
+) -> Computation | Miscalculation | None:
+    """How the amount or quantity ``ident`` of ``text`` is computed from the cited
+    ``evidence`` (prepared by :func:`evidence`), where ``text`` says it is computed:
+    a :class:`~assay.grounding.Computation` accepts it; a
+    :class:`~assay.grounding.Miscalculation` names the value the computation the
+    text describes gives instead; ``None`` where neither applies."""
+    if ident.kind not in ("amount", "quantity") or not evidence:
         return None
-    m = QUANTITY.fullmatch(value)
-    if m is None:
-        return None
-    raw = m.group("num")
-    sign, raw = ("-", raw[1:]) if raw.startswith("-") else ("", raw)
-    unit = m.group("unit").replace("µ", "μ")
-    return ("quantity", unit, sign + _normal_number(raw))
+    claim = normalise(text).text
+    target = normalise(ident.value).text
+    for check in check_indexed(claim, [(text, derived.values) for text, derived in evidence]):
+        if check.value.text != target:
+            continue
+        return check.computation or check.miscalculation
+    return None
 
 
-_CURRENCY_ALIASES = {"€": "EUR", "£": "GBP"}
-_GROUPING = ("'", " ", "\u00a0", "\u202f")
-
-
-def _normal_number(raw: str) -> str:
-    """The number without grouping; ``~`` + the spelling when the grouping is ambiguous."""
-    text = raw
-    for sep in _GROUPING:
-        text = text.replace(sep, "")
-    commas, dots = text.count(","), text.count(".")
-    if commas and dots:
-        group, decimal = (",", ".") if text.rfind(".") > text.rfind(",") else (".", ",")
-        text = text.replace(group, "").replace(decimal, ".")
-    elif commas > 1 or dots > 1:
-        text = text.replace("," if commas else ".", "")
-    elif commas + dots == 1:
-        head, tail = text.split("," if commas else ".")
-        if len(tail) == 3 and not head.startswith("0"):
-            return "~" + text  # 1,200 is 1200 in English and 1.2 in German
-        text = head + "." + tail
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def _date_key(value: str) -> tuple[str, ...] | None:
-    m = DATE.fullmatch(value)
-    if m is None:
-        return None
-    try:
-        if m.group("iso"):
-            y, mo, d = (int(p) for p in m.group("iso").split("-"))
-        elif m.group("dmy"):
-            y, mo, d = int(m.group("y1")), _month(m.group("m1")), int(m.group("dmy"))
-        elif m.group("m2"):
-            y, mo, d = int(m.group("y2")), _month(m.group("m2")), int(m.group("d2"))
-        else:
-            return None
-        return ("date", date(y, mo, d).isoformat())
-    except ValueError:
+def computation_in(
+    ident: Identifier, text: str, evidence_texts: Sequence[str]
+) -> Computation | Miscalculation | None:
+    """:func:`computed_in` over plain evidence texts, with each operand's span in the
+    text it came from (``evidence_texts[operand.document]``), not in its matching form."""
+    result = computed_in(ident, text, [evidence(t) for t in evidence_texts])
+    if result is None:
         return None
 
+    def located(computation: Computation) -> Computation:
+        operands = tuple(
+            replace(o, start=span[0], end=span[1])
+            for o in computation.operands
+            for span in [normalise(evidence_texts[o.document]).original_span(o.start, o.end)]
+        )
+        return replace(computation, operands=operands)
 
-def _month(name: str) -> int:
-    lowered = name.lower().rstrip(".")
-    return next(i + 1 for i, full in enumerate(MONTHS) if full.startswith(lowered[:3]))
+    if isinstance(result, Miscalculation):
+        return replace(result, expected=located(result.expected))
+    return located(result)
+
+
+def describe_computation(result: Computation | Miscalculation) -> str:
+    """The computation, for a person: ``the sum of 1040 and 216 (1256)``."""
+    computation = result.expected if isinstance(result, Miscalculation) else result
+    operands = [o.text for o in computation.operands]
+    shown = ", ".join(operands[:8]) + (", …" if len(operands) > 8 else "")
+    what = {
+        "sum": "the sum of",
+        "difference": "the difference of",
+        "product": "the product of",
+        "ratio": "the ratio of",
+        "percentage": "the percentage of",
+        "percent_of": "the share of",
+        "count": "the count of",
+        "elapsed": "the time between",
+    }[computation.operation]
+    over = f"{what} {shown}" if shown else f"{what} {computation.detail}"
+    return f"{over} in the cited evidence is {computation.result.normalize():f}"

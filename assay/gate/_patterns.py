@@ -2,6 +2,11 @@
 
 The scan runs on the search form of a text (:mod:`assay.gate._unicode`) and returns
 spans of it; :mod:`assay.gate._identifiers` maps them back to what was written.
+Dates, amounts and quantities are not patterns of this module: they are read by
+:mod:`assay.grounding` (:func:`~assay.grounding.claim_values`), which knows their
+written forms; every amount (a number with a currency), quantity (with a unit, a
+percentage, or a count of something, ``120 units``, ``three orders``) and date or
+time it finds is an identifier, with any hedge before it (``about 9.8 tonnes``).
 
 Every pattern does work proportional to its input, whatever the input: agents and
 tools hand over text nobody vetted, and a regex that backtracks quadratically on
@@ -19,13 +24,10 @@ import re
 from collections.abc import Iterable
 
 from assay.gate._records import IdentifierKind
+from assay.grounding import claim_values
 
 __all__ = [
-    "AMOUNT",
-    "DATE",
     "HEX",
-    "MONTHS",
-    "QUANTITY",
     "Span",
     "find",
 ]
@@ -65,61 +67,6 @@ _STANDARDS = frozenset(
     {"UTF", "SHA", "ISO", "AES", "MD", "COVID", "IPV", "UCS", "CP", "GPT", "TLS"}
 )
 
-# Thousands groups: at most 12 after the first (10**39 is enough for any amount),
-# each not followed by a digit and taken possessively. A group followed by a digit
-# can never end a match, and giving a group back never lets one succeed (what
-# follows it is another separator and group), so this reads every number as the
-# unbounded, backtracking form did, while the work at each starting point is
-# bounded: endless ``1,111,111…`` runs cost linear time.
-_NUM = r"\d{1,3}(?:[,.' \u00a0\u202f]\d{3}(?!\d)){1,12}+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
-_CURRENCY_SYMBOLS = "$€£¥₹"
-_CURRENCY_CODES = r"USD|EUR|GBP|CHF|JPY|CNY|INR|CAD|AUD|SEK|NOK|DKK|PLN|CZK"
-AMOUNT = re.compile(
-    r"(?:(?P<sym>["
-    + _CURRENCY_SYMBOLS
-    + r"])\s?|(?<![A-Za-z])(?P<code>"
-    + _CURRENCY_CODES
-    + r")\s?)(?P<neg>-)?(?P<num>"
-    + _NUM
-    + r")(?![\d])"
-    r"|" + _B + r"(?P<neg2>-)?(?P<num2>" + _NUM + r")\s?"
-    r"(?:(?P<sym2>[" + _CURRENCY_SYMBOLS + r"])|(?P<code2>" + _CURRENCY_CODES + r")" + _E + r")"
-)
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
-)
-DATE = re.compile(
-    _B + r"(?:"
-    r"(?P<iso>\d{4}-\d{2}-\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-    r"|(?P<dmy>\d{1,2})(?:st|nd|rd|th)?\s+(?P<m1>" + _MONTH + r")\.?,?\s+(?P<y1>\d{4})"
-    r"|(?P<m2>" + _MONTH + r")\.?\s+(?P<d2>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{4})"
-    r"|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4}"
-    r")" + _E
-)
-# ``µs`` is also listed as ``μs``: the matching form writes the micro sign as mu.
-_UNITS = (
-    r"%|percent|ms|µs|μs|us|ns|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|"
-    r"weeks?|months?|years?|B|KB|MB|GB|TB|PB|KiB|MiB|GiB|TiB|kB|bytes?|Kbps|Mbps|Gbps|km|m|"
-    r"cm|mm|kg|g|mg|lbs?|°C|°F|K|req/s|rps|qps|ops/s"
-)
-QUANTITY = re.compile(
-    r"(?<![\w.,])(?P<num>-?(?:" + _NUM + r"))\s?(?P<unit>" + _UNITS + r")(?![\w/%])"
-)
 _TRAILING = ".,;:!?)]}'\""
 
 
@@ -153,17 +100,38 @@ def _free(spans: Iterable[tuple[int, int]], taken: list[tuple[int, int]]) -> lis
 
 
 def _candidates(text: str) -> list[tuple[IdentifierKind, list[tuple[int, int]]]]:
+    dates, amounts, quantities = _values(text)
     return [
         ("url", [_strip_trailing(text, m.start(), m.end()) for m in _URL.finditer(text)]),
         ("uuid", [m.span() for m in _UUID.finditer(text)]),
-        ("date", [m.span() for m in DATE.finditer(text)]),
+        ("date", dates),
         ("hash", [m.span() for m in HEX.finditer(text) if _is_hash(text, m)]),
         ("path", [_strip_trailing(text, m.start(), m.end()) for m in _PATH.finditer(text)]),
         ("ticket", _hash_tickets(text)),
         ("ticket", _key_tickets(text)),
-        ("amount", [m.span() for m in AMOUNT.finditer(text)]),
-        ("quantity", [m.span() for m in QUANTITY.finditer(text)]),
+        ("amount", amounts),
+        ("quantity", quantities),
     ]
+
+
+_Spans = list[tuple[int, int]]
+
+
+def _values(text: str) -> tuple[_Spans, _Spans, _Spans]:
+    """Dates and times, amounts, and quantities of ``text`` (a plain number is not
+    an identifier: it says too little to be checked on its own)."""
+    dates: _Spans = []
+    amounts: _Spans = []
+    quantities: _Spans = []
+    for value in claim_values(text):
+        span = (value.start, value.end)
+        if value.date is not None:
+            dates.append(span)
+        elif value.quantity is not None and value.quantity.kind == "money":
+            amounts.append(span)
+        elif value.quantity is not None and value.quantity.kind != "number":
+            quantities.append(span)
+    return dates, amounts, quantities
 
 
 def _strip_trailing(text: str, start: int, end: int) -> tuple[int, int]:

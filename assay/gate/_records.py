@@ -33,6 +33,7 @@ GATE_ERROR_CODES: frozenset[str] = frozenset(
         "unverified_identifier",
         "suspicious_characters",
         "provenance_mismatch",
+        "proposition_too_long",
     }
 )
 

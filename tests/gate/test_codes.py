@@ -54,6 +54,10 @@ def _slip_proposition(h: dict[str, Any], w: World) -> None:
     h["claims"][2]["propositions"] = [slip]
 
 
+def _overlong_proposition(h: dict[str, Any], w: World) -> None:
+    _prop(h)["text"] = "The engagement letter caps senior associates. " * 50
+
+
 def _unknown_id(h: dict[str, Any], w: World) -> None:
     _prop(h)["ledger_ids"] = ["led_0000000000000000"]
 
@@ -158,6 +162,7 @@ CASES = [
     Case("foreign_run_ledger_id", _foreign),
     Case("uncitable_entry", _record),
     Case("quote_mismatch", _misquote),
+    Case("proposition_too_long", _overlong_proposition),
     Case("entailment_preset", _preset),
     Case("unknown_tool", _unknown_tool),
     Case("unknown_version", _unknown_version, _known_version),

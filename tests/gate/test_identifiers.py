@@ -47,6 +47,11 @@ TRUE_POSITIVES = [
     ("uptime 99.9%", "quantity", "99.9%"),
     ("image is 12.5 GB", "quantity", "12.5 GB"),
     ("retried for 3 days", "quantity", "3 days"),
+    ("1/2 of the 3 items", "quantity", "3 items"),  # a count of something is checked too
+    ("Eleven groups came", "quantity", "Eleven groups"),
+    ("billed EUR 610/h", "amount", "EUR 610/h"),
+    ("about 9.8 tonnes of fuel", "quantity", "about 9.8 tonnes"),
+    ("closes at 2 p.m. today", "date", "2 p.m."),
 ]
 
 FALSE_POSITIVES = [
@@ -60,7 +65,7 @@ FALSE_POSITIVES = [
     "read and/or write at 24/7 speeds of km/h",
     "mail bob@abc1234.com",
     "word deadbeef alone",
-    "1/2 of the 3 items",
+    "1/2 of the way, a 3 of them",
     "the 0c1d2e3 string without context",
 ]
 
@@ -124,9 +129,16 @@ def test_identifier_in_evidence(token: str, expected: bool) -> None:
 
 
 def test_dollar_is_not_assumed_to_be_usd() -> None:
+    """``$`` is the sign of several dollars: evidence that says USD supports it, and
+    evidence that says nothing, or another currency, does not; a claim's ``USD`` is
+    never supported by a bare ``$``."""
     (amount,) = extract_identifiers("paid $40")
     assert identifier_in_evidence(amount, "paid $40 today")
-    assert not identifier_in_evidence(amount, "paid USD 40 today")
+    assert identifier_in_evidence(amount, "paid USD 40 today")
+    assert not identifier_in_evidence(amount, "paid 40 today")
+    assert not identifier_in_evidence(amount, "paid GBP 40 today")
+    (usd,) = extract_identifiers("paid USD 40")
+    assert not identifier_in_evidence(usd, "paid $40 today")
 
 
 def test_an_identifier_object_and_a_string_agree() -> None:

@@ -71,13 +71,16 @@ def test_gate_checks_a_hostile_proposition_in_time(plane: ControlPlane) -> None:
                 "id": "c1",
                 "type": "Assertion",
                 "confidence": 0.5,
-                "text": "The ERP lists many items.",
+                "text": proposition,
                 "propositions": [{"id": "p1", "text": proposition, "ledger_ids": [entry.id]}],
             }
         ],
     }
     decision = plane.gate.check(run, handover)
-    assert decision.codes <= {"unverified_identifier"}
+    # The proposition is refused for its size before any identifier is read from it;
+    # the claim's text (no size limit of its own) is still read, in linear time.
+    assert "proposition_too_long" in decision.codes
+    assert decision.codes <= {"unverified_identifier", "proposition_too_long"}
 
 
 def test_a_number_longer_than_any_amount_is_not_read_from_its_start() -> None:
@@ -86,6 +89,9 @@ def test_a_number_longer_than_any_amount_is_not_read_from_its_start() -> None:
     text = "1" + ",111" * 40 + " EUR"
     (amount,) = extract_identifiers(text)
     assert amount.kind == "amount"
-    assert amount.value.endswith(" EUR") and amount.value.count(",") == 13
+    # Numbers are read left to right in runs of at most 13 groups: the amount is the
+    # last run, the one the currency follows.
+    assert amount.value.endswith(" EUR") and 1 <= amount.value.count(",") <= 13
+    assert len(amount.value) < 80
     found = extract_identifiers("EUR 1,234,567,890.50 and 1 000 000 000 000 CHF")
     assert [i.value for i in found] == ["EUR 1,234,567,890.50", "1 000 000 000 000 CHF"]

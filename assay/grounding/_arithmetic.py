@@ -1,0 +1,498 @@
+"""Checked arithmetic: a claim's number that is a computation over its evidence.
+
+An honest report says ``1,256 rolls in total`` where the tool listed ``1040`` and
+``216``, ``€20,000 below the £485,000`` where it listed two prices, ``two days after
+the loss`` where it gave two dates. Such a number occurs in no evidence, so a check
+for occurrences alone refuses honest work; accepting any number that some
+combination of the evidence's numbers hits would accept almost anything. So a
+number is accepted as a computation only when both hold:
+
+* the claim **says** it is one: a cue word in its sentence (``total``,
+  ``combined``, ``more than``, ``after``, ``%``, ``per``, a counted noun, …, see
+  :data:`CUES`), and
+* the value is **exactly** the result of an operation of that kind over values of
+  the cited evidence that fit it: a sum over one column or field (all of it, the
+  rows the claim names, its positive or negative part, all but one row, or two of
+  its values), a difference of two values of one record, column or of the claim
+  itself, a product or ratio of two values whose units give the claim's unit
+  (hours x rate, quantity x unit price), a percentage of two values of one
+  record, a count of listed items (the elements of a list, the rows of a table,
+  the records that name a word of the claim), or a difference of two dates or
+  times. Values are compared in the claim's unit and precision.
+
+Where the cue is there, evidence holds the operands, no operation gives the number
+and the operation the claim describes with the values it names gives another, the
+claim is a miscalculation: :class:`Miscalculation` names the right value.
+
+The search is bounded whatever the evidence: at most :data:`MAX_OPERANDS` values
+per claim number, pairs only (never larger subsets, except whole columns or the
+rows a claim names), :data:`MAX_DATES` dates per evidence text and
+:data:`MAX_RECORDS` records counted; so at most a few thousand candidate results
+per claim number.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+from assay.grounding._evidence import EvidenceIndex, Value
+from assay.grounding._quantities import Quantity
+from assay.grounding._units import currency_of, dollar_like, measure
+
+__all__ = [
+    "CUES",
+    "MAX_DATES",
+    "MAX_OPERANDS",
+    "MAX_RECORDS",
+    "Computation",
+    "Miscalculation",
+    "Operand",
+    "Operation",
+    "compute",
+]
+
+Operation = Literal[
+    "sum", "difference", "product", "ratio", "percentage", "percent_of", "count", "elapsed"
+]
+Cue = Literal["sum", "difference", "product", "ratio", "percentage", "count", "elapsed"]
+
+#: Values considered per claim number (per operation), first in evidence order.
+MAX_OPERANDS = 64
+#: Dates and times considered per evidence text.
+MAX_DATES = 40
+#: Records (lines, JSON objects, rows) counted per evidence text.
+MAX_RECORDS = 2_000
+
+_EXCLUDING = r"\b(?:leaving\s+out|excluding|except|apart\s+from|not\s+counting|other\s+than)\b"
+#: The words by which a claim says a number is computed, by kind of computation.
+CUES: dict[Cue, re.Pattern[str]] = {
+    "sum": re.compile(
+        r"\b(?:total(?:s|led|ling)?|in\s+all|combined|altogether|sum|add(?:s|ed)?\s+up|"
+        r"across|together|overall|aggregate|both|all\s+told|between\s+them)\b|" + _EXCLUDING,
+        re.I,
+    ),
+    "difference": re.compile(
+        r"\b(?:difference|more|less|fewer|below|above|over|under|short|behind|ahead|"
+        r"up|down|ros[e]|risen|fell|fallen|drops?|dropped|increas(?:e|ed|es)|"
+        r"decreas(?:e|ed|es)|reduc(?:ed|tion)|left|leaving|remain(?:s|ing)?|outstanding|"
+        r"longer|shorter|later|earlier|after|before|late|early|margin|gap|net|exceed(?:s|ed)?|"
+        r"higher|lower|cheaper|dearer|open|spare|free|lost|gained|saved|deficit|surplus|"
+        r"between|since)\b",
+        re.I,
+    ),
+    "product": re.compile(
+        r"\b(?:times|total|in\s+all|in\s+total|worth|altogether|each|per|a\s+piece)\b|[\u00d7x]\s?\d"
+        r"|\b\w+-(?:hour|day|night|week|month|year)\b",  # a two-month deposit: months x rent
+        re.I,
+    ),
+    "ratio": re.compile(r"\b(?:per|each|average|a|an|every)\s+\w+|/", re.I),
+    "percentage": re.compile(r"%|\b(?:per\s?cent|percent|share|proportion)\b", re.I),
+    "count": re.compile(
+        r"\b(?:of\s+(?:the|them|whom|which|those|these|its|their)|listed|in\s+total|in\s+all|"
+        r"total|count(?:ed|ing)?|number\s+of)\b",
+        re.I,
+    ),
+    "elapsed": re.compile(
+        r"\b(?:after|before|later|earlier|late|early|since|between|from|until|till|took|"
+        r"lasted|elapsed|ahead|behind|instead|block|in\s+service|ago|within|duration)\b",
+        re.I,
+    ),
+}
+_SENTENCE = re.compile(r"[^.!?;]*(?:[.!?;](?!\d)|$)")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}|\d+[A-Za-z][A-Za-z0-9-]*|[A-Z]{2,}\d*")
+_COMMON_WORDS = """
+    the and for with that this from were was are has have had which whom who their them
+    they its into onto over under than then there here been also both each all any some
+    none not only more less most least per after before while when where what total
+"""
+_COMMON = frozenset(_COMMON_WORDS.split())
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Operand:
+    """One value a computation used: as written in evidence ``document`` at
+    ``start:end`` of its view's text, read in the claim's unit as ``value``."""
+
+    value: Decimal
+    text: str
+    document: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Computation:
+    """A claim's number as the result of ``operation`` over ``operands``.
+
+    ``unit`` is the claim's unit (``None`` for a plain number or a count), ``cue``
+    the claim's word that says it is computed, ``detail`` what was computed over
+    (a column, the rows naming a word), for people.
+    """
+
+    operation: Operation
+    operands: tuple[Operand, ...]
+    result: Decimal
+    unit: str | None
+    cue: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Miscalculation:
+    """A claim's number that its cue says is computed, but that the computation it
+    describes does not give: ``expected`` is what it gives."""
+
+    claimed: Decimal
+    expected: Computation
+
+
+# --- cues ---------------------------------------------------------------------------
+
+
+def cues_near(text: str, start: int, end: int) -> dict[str, str]:
+    """The cue words of the sentence of ``text`` that holds ``start:end``."""
+    sentence = _sentence_of(text, start, end)
+    found: dict[str, str] = {}
+    for cue, pattern in CUES.items():
+        m = pattern.search(sentence)
+        if m is not None:
+            found[cue] = m.group()
+    return found
+
+
+def _sentence_of(text: str, start: int, end: int) -> str:
+    for m in _SENTENCE.finditer(text):
+        if m.start() <= start and end <= max(m.end(), m.start() + 1):
+            return m.group()
+    return text
+
+
+def claim_words(text: str) -> list[str]:
+    """Words of a claim that may name rows of the evidence (``DUB1``, ``Eastgate``)."""
+    words = [w for w in _WORD.findall(text) if w.lower() not in _COMMON]
+    return list(dict.fromkeys(words))
+
+
+# --- operands -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Candidate:
+    """An evidence value read in the claim's unit, with where it sits."""
+
+    operand: Operand
+    record: tuple[int, int]
+    series: tuple[int, str] | None
+    in_claim: bool
+
+
+def _in_claim_unit(value: Value, claim: Quantity) -> list[Decimal]:
+    """``value`` in the claim's unit (each reading of it), where it can be read in it."""
+    q = value.quantity
+    if claim.kind in ("count", "number"):
+        return sorted(q.values) if q.kind in ("count", "number") else []
+    units = [q.unit] if q.unit else list(value.units)
+    for unit in units:
+        converted = [
+            c for x in sorted(q.values) if (c := _convert(x, unit, claim.unit)) is not None
+        ]
+        if converted:
+            return converted
+    return []
+
+
+def _convert(x: Decimal, unit: str, to: str | None) -> Decimal | None:
+    if to is None:
+        return None
+    stated, named = currency_of(to), currency_of(unit)
+    if stated is not None and named is not None and stated != named:
+        if not dollar_like(stated, named):
+            return None
+        unit = unit.replace(named, stated, 1)
+    if unit == to:
+        return x
+    a, b = measure(_expr(unit)), measure(_expr(to))
+    if a is None or b is None or a.dimension != b.dimension:
+        return None
+    return x * a.factor / b.factor
+
+
+def _expr(unit: str) -> str:
+    return "1 " + unit if unit.startswith("/") else unit
+
+
+def _candidates(
+    claim: Quantity, indexes: Sequence[EvidenceIndex], mentioned: set[tuple[int, int, int]]
+) -> list[_Candidate]:
+    found: list[_Candidate] = []
+    for doc, index in enumerate(indexes):
+        for value in index.values:
+            q = value.quantity
+            for converted in _in_claim_unit(value, claim):
+                found.append(
+                    _Candidate(
+                        operand=Operand(
+                            value=converted, text=q.text, document=doc, start=q.start, end=q.end
+                        ),
+                        record=(doc, value.record),
+                        series=(doc, value.series) if value.series else None,
+                        in_claim=(doc, q.start, q.end) in mentioned,
+                    )
+                )
+    found.sort(key=lambda c: not c.in_claim)
+    return found[:MAX_OPERANDS]
+
+
+# --- the search ---------------------------------------------------------------------
+
+
+def compute(
+    claim: Quantity,
+    claim_text: str,
+    indexes: Sequence[EvidenceIndex],
+    *,
+    mentioned: Iterable[tuple[int, int, int]] = (),
+) -> Computation | Miscalculation | None:
+    """The computation over ``indexes`` that gives ``claim``, where a cue of
+    ``claim_text`` says it is one; else the miscalculation the cue describes, or
+    ``None``. ``mentioned`` are the ``(document, start, end)`` evidence spans of the
+    claim's other values (operands the claim names)."""
+    cues = cues_near(claim_text, claim.start, claim.end)
+    if claim.noun and "count" not in cues:
+        cues["count"] = claim.noun  # "three orders": the counted noun says it is a count
+    if not cues or len(claim.values) == 0:
+        return None
+    seen = set(mentioned)
+    candidates = _candidates(claim, indexes, seen)
+    for found in _searches(claim, claim_text, cues, candidates, indexes, seen):
+        if _matches(found.result, claim):
+            return found
+    return _miscalculation(claim, cues, candidates, indexes, claim_words(claim_text))
+
+
+def _searches(
+    claim: Quantity,
+    claim_text: str,
+    cues: dict[str, str],
+    candidates: list[_Candidate],
+    indexes: Sequence[EvidenceIndex],
+    mentioned: set[tuple[int, int, int]],
+) -> Iterator[Computation]:
+    from assay.grounding._counting import counts, elapsed, products
+
+    if "sum" in cues:
+        yield from _sums(candidates, claim, cues["sum"], claim_words(claim_text), indexes)
+    if "difference" in cues or _both_named(candidates):
+        cue = cues.get("difference", "named operands")
+        yield from _differences(candidates, claim, cue)
+    if "percentage" in cues and claim.kind == "percent":
+        yield from _percentages(claim, indexes, cues["percentage"])
+    if cues.keys() & {"product", "ratio", "percentage", "sum"}:
+        yield from products(claim, indexes, cues, mentioned)
+    if claim.kind in ("count", "number") and ("count" in cues or claim.noun):
+        yield from counts(claim, claim_text, indexes, cues.get("count", claim.noun or ""))
+    if "elapsed" in cues or "difference" in cues:
+        cue = cues.get("elapsed") or cues.get("difference", "")
+        yield from elapsed(claim, claim_text, indexes, cue)
+
+
+def _matches(result: Decimal, claim: Quantity) -> bool:
+    """``result`` is the claim's value at the claim's precision (a hedged claim: on
+    the side its hedge says)."""
+    for v in claim.values:
+        if _same_number(result, v) or (result < 0 and _same_number(-result, v)):
+            return True
+        step = Decimal(1).scaleb(-claim.decimals)
+        rounded = result.quantize(step) if abs(result) < Decimal("1e20") else result
+        if claim.approximation is None:
+            if rounded == v and _digits(result) > claim.decimals and claim.decimals >= 2:
+                return True
+            continue
+        if abs(result - v) * 2 <= _hedge_step(v, claim.decimals):
+            side = claim.approximation
+            if not ((side == "over" and result < v) or (side == "under" and result > v)):
+                return True
+    return False
+
+
+def _same_number(x: Decimal, y: Decimal) -> bool:
+    """Equal, up to the rounding of unit factors such as 1/3600 in 28 digits."""
+    return x == y or abs(x - y) <= abs(y) * Decimal("1e-18")
+
+
+def _digits(value: Decimal) -> int:
+    exponent = value.normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def _hedge_step(value: Decimal, decimals: int) -> Decimal:
+    if decimals:
+        return Decimal(1).scaleb(-decimals)
+    exponent = value.normalize().as_tuple().exponent
+    return Decimal(1).scaleb(max(0, exponent if isinstance(exponent, int) else 0))
+
+
+def _both_named(candidates: list[_Candidate]) -> bool:
+    return sum(1 for c in candidates if c.in_claim) >= 2
+
+
+def _sums(
+    candidates: list[_Candidate],
+    claim: Quantity,
+    cue: str,
+    words: list[str],
+    indexes: Sequence[EvidenceIndex],
+) -> Iterator[Computation]:
+    """Sums over one column or field: all of it, its positive and negative parts,
+    the rows that name a word of the claim, all but one row, two of its values."""
+    excluding = re.fullmatch(_EXCLUDING, cue, re.I) is not None
+    for series, members in _by_series(candidates).items():
+        if len(members) < 2:
+            continue
+        name = series[1]
+        if excluding:  # "leaving out the cancelled booking": all rows but the one it names
+            for left_out in members:
+                if any(_record_names(indexes, left_out.record, w) for w in words):
+                    rest = [c for c in members if c is not left_out]
+                    yield _sum(rest, claim, cue, f"{name} without {left_out.operand.text}")
+            continue
+        yield _sum(members, claim, cue, f"all of {name}")
+        positive = [c for c in members if c.operand.value > 0]
+        negative = [c for c in members if c.operand.value < 0]
+        for part, label in ((positive, "positive"), (negative, "negative")):
+            if 1 < len(part) < len(members):
+                yield _sum(part, claim, cue, f"the {label} values of {name}")
+        for word in words:
+            named = [c for c in members if _record_names(indexes, c.record, word)]
+            if 1 < len(named) < len(members):
+                yield _sum(named, claim, cue, f"the {name} of the rows naming {word}")
+        for a, b in itertools.combinations(members, 2):
+            yield _sum([a, b], claim, cue, f"two values of {name}")
+
+
+def _by_series(candidates: list[_Candidate]) -> dict[tuple[int, str], list[_Candidate]]:
+    groups: dict[tuple[int, str], list[_Candidate]] = {}
+    for c in candidates:
+        if c.series is not None:
+            groups.setdefault(c.series, []).append(c)
+    return groups
+
+
+def _record_names(indexes: Sequence[EvidenceIndex], record: tuple[int, int], word: str) -> bool:
+    index = indexes[record[0]]
+    lines = index.records
+    if not 0 <= record[1] < len(lines):
+        return False
+    start, end = lines[record[1]]
+    return (
+        re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", index.view_text[start:end])
+        is not None
+    )
+
+
+def _sum(members: list[_Candidate], claim: Quantity, cue: str, detail: str) -> Computation:
+    return Computation(
+        operation="sum",
+        operands=tuple(c.operand for c in members),
+        result=sum((c.operand.value for c in members), Decimal(0)),
+        unit=claim.unit,
+        cue=cue,
+        detail=detail,
+    )
+
+
+def _differences(candidates: list[_Candidate], claim: Quantity, cue: str) -> Iterator[Computation]:
+    """Differences of two values of one record or column, or one the claim names."""
+    for a, b in itertools.combinations(candidates, 2):
+        related = a.in_claim or b.in_claim or a.record == b.record
+        related = related or (a.series is not None and a.series == b.series)
+        if not related or a.operand.value == b.operand.value:
+            continue
+        big, small = (a, b) if a.operand.value >= b.operand.value else (b, a)
+        yield Computation(
+            operation="difference",
+            operands=(big.operand, small.operand),
+            result=big.operand.value - small.operand.value,
+            unit=claim.unit,
+            cue=cue,
+        )
+
+
+def _percentages(
+    claim: Quantity, indexes: Sequence[EvidenceIndex], cue: str
+) -> Iterator[Computation]:
+    """``a`` as a percentage of ``b``, two values of one record or column."""
+    values = [
+        (doc, v)
+        for doc, index in enumerate(indexes)
+        for v in index.values
+        if len(v.quantity.values) == 1
+    ][:MAX_OPERANDS]
+    for (da, a), (db, b) in itertools.permutations(values, 2):
+        same_place = da == db and (a.record == b.record or (a.series and a.series == b.series))
+        x, y = next(iter(a.quantity.values)), next(iter(b.quantity.values))
+        if not same_place or y == 0 or a.quantity.unit != b.quantity.unit or x > y:
+            continue
+        yield Computation(
+            operation="percentage",
+            operands=(_operand(da, a, x), _operand(db, b, y)),
+            result=x * 100 / y,
+            unit="percent",
+            cue=cue,
+        )
+
+
+def _operand(doc: int, value: Value, x: Decimal) -> Operand:
+    q = value.quantity
+    return Operand(value=x, text=q.text, document=doc, start=q.start, end=q.end)
+
+
+def _natural_sums(
+    candidates: list[_Candidate],
+    claim: Quantity,
+    cue: str,
+    words: list[str],
+    indexes: Sequence[EvidenceIndex],
+) -> list[Computation]:
+    """The sums a claim describes: over the rows it names, else over whole columns."""
+    named: list[Computation] = []
+    whole: list[Computation] = []
+    for series, members in _by_series(candidates).items():
+        if len(members) < 2:
+            continue
+        whole.append(_sum(members, claim, cue, f"all of {series[1]}"))
+        for word in words:
+            rows = [c for c in members if _record_names(indexes, c.record, word)]
+            if 1 < len(rows) < len(members):
+                named.append(_sum(rows, claim, cue, f"the {series[1]} of the rows naming {word}"))
+    return named or whole
+
+
+def _miscalculation(
+    claim: Quantity,
+    cues: dict[str, str],
+    candidates: list[_Candidate],
+    indexes: Sequence[EvidenceIndex],
+    words: list[str],
+) -> Miscalculation | None:
+    """What the computation the claim describes gives instead: the difference of
+    the two values it names, or (for a sum) the column total nearest to it."""
+    if claim.kind == "number":
+        return None  # a bare number says too little of what it was computed from
+    claimed = max(claim.values)
+    named = [c for c in candidates if c.in_claim]
+    options: list[Computation] = []
+    if "difference" in cues and len(named) == 2:
+        options += list(_differences(named, claim, cues["difference"]))
+    if "sum" in cues and not options:
+        options += _natural_sums(candidates, claim, cues["sum"], words, indexes)
+    near = [o for o in options if o.result != 0 and Decimal("0.5") <= claimed / o.result <= 2]
+    if not near:
+        return None
+    best = min(near, key=lambda o: abs(o.result - claimed))
+    return Miscalculation(claimed=claimed, expected=best)

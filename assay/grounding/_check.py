@@ -1,0 +1,152 @@
+"""Whether each number and date of a claim is accounted for by its evidence.
+
+A claim's value is accounted for when an evidence text states it, in whatever
+form (:func:`~assay.grounding.same`, :func:`~assay.grounding.same_date`), or when
+it is a checked computation over the evidence that the claim says it is
+(:mod:`assay.grounding._arithmetic`). :func:`check_values` reports each value of a
+claim with how it is accounted for, or why it is not: missing from the evidence,
+or a miscalculation whose right value it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from assay.grounding._arithmetic import Computation, Miscalculation, compute
+from assay.grounding._dates import DateMention, find_dates, same_date
+from assay.grounding._evidence import EvidenceIndex, index_evidence
+from assay.grounding._quantities import Quantity, find_quantities, supports
+
+__all__ = [
+    "ClaimValue",
+    "Occurrence",
+    "ValueCheck",
+    "check_indexed",
+    "check_values",
+    "claim_values",
+    "evidence_index",
+    "occurrence_of",
+]
+
+Status = Literal["found", "computed", "miscalculated", "missing"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ClaimValue:
+    """A number or date of a claim: ``quantity`` or ``date`` is set."""
+
+    start: int
+    end: int
+    text: str
+    quantity: Quantity | None = None
+    date: DateMention | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Occurrence:
+    """Where evidence ``document`` states a value: ``start:end`` of its view's text."""
+
+    document: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ValueCheck:
+    """How one value of a claim is accounted for."""
+
+    value: ClaimValue
+    status: Status
+    occurrence: Occurrence | None = None
+    computation: Computation | None = None
+    miscalculation: Miscalculation | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("found", "computed")
+
+
+def claim_values(text: str) -> list[ClaimValue]:
+    """Every date, time and quantity of a claim's text, in order of position."""
+    dates = find_dates(text)
+    values = [ClaimValue(start=d.start, end=d.end, text=d.text, date=d) for d in dates]
+    skip = [(d.start, d.end) for d in dates]
+    for q in find_quantities(text, skip=skip):
+        start = q.start if q.hedge_start is None else q.hedge_start
+        values.append(ClaimValue(start=start, end=q.end, text=text[start : q.end], quantity=q))
+    return sorted(values, key=lambda v: v.start)
+
+
+@lru_cache(maxsize=256)
+def evidence_index(text: str) -> EvidenceIndex:
+    """:func:`~assay.grounding._evidence.index_evidence`, cached by text."""
+    return index_evidence(text)
+
+
+def check_values(claim: str, evidence: Sequence[str]) -> list[ValueCheck]:
+    """Each value of ``claim`` with how ``evidence`` accounts for it (occurrences
+    first; a computation only for a value no evidence states)."""
+    return check_indexed(claim, [(text, evidence_index(text)) for text in evidence])
+
+
+def check_indexed(claim: str, evidence: Sequence[tuple[str, EvidenceIndex]]) -> list[ValueCheck]:
+    """:func:`check_values` over evidence already indexed: ``(text, index)`` pairs,
+    each index made by :func:`evidence_index` (or ``index_evidence``) of its text."""
+    indexes = [index.bound(text) for text, index in evidence]
+    checks = [_occurrence(value, indexes) for value in claim_values(claim)]
+    mentioned = {
+        (c.occurrence.document, c.occurrence.start, c.occurrence.end)
+        for c in checks
+        if c.occurrence is not None
+    }
+    out: list[ValueCheck] = []
+    for check in checks:
+        quantity = check.value.quantity
+        if check.status == "missing" and quantity is not None:
+            out.append(_computed(check, quantity, claim, indexes, mentioned))
+        else:
+            out.append(check)
+    return out
+
+
+def occurrence_of(value: ClaimValue, indexes: Sequence[EvidenceIndex]) -> Occurrence | None:
+    """Where an evidence text states ``value`` in any written form, if one does."""
+    return _occurrence(value, indexes).occurrence
+
+
+def _occurrence(value: ClaimValue, indexes: Sequence[EvidenceIndex]) -> ValueCheck:
+    for doc, index in enumerate(indexes):
+        if value.date is not None:
+            for mention, _ in index.dates:
+                if same_date(value.date, mention, index.years):
+                    return _found(value, doc, mention.start, mention.end, mention.text)
+        elif value.quantity is not None:
+            for item in index.values:
+                if supports(item.quantity, value.quantity, units=item.units):
+                    q = item.quantity
+                    return _found(value, doc, q.start, q.end, q.text)
+    return ValueCheck(value=value, status="missing")
+
+
+def _found(value: ClaimValue, doc: int, start: int, end: int, text: str) -> ValueCheck:
+    occurrence = Occurrence(document=doc, start=start, end=end, text=text)
+    return ValueCheck(value=value, status="found", occurrence=occurrence)
+
+
+def _computed(
+    check: ValueCheck,
+    quantity: Quantity,
+    claim: str,
+    indexes: Sequence[EvidenceIndex],
+    mentioned: set[tuple[int, int, int]],
+) -> ValueCheck:
+    result = compute(quantity, claim, indexes, mentioned=mentioned)
+    if isinstance(result, Computation):
+        return ValueCheck(value=check.value, status="computed", computation=result)
+    if isinstance(result, Miscalculation):
+        return ValueCheck(value=check.value, status="miscalculated", miscalculation=result)
+    return check

@@ -1,0 +1,299 @@
+"""The computations of :mod:`assay.grounding._arithmetic` that are not sums or
+differences of one unit: products and ratios of two values whose units give the
+claim's unit, counts of listed items, and time elapsed between two dates or times.
+
+Each is a generator of candidate :class:`Computation` records, bounded as the
+module docstring of :mod:`assay.grounding._arithmetic` says: pairs only, at most
+``MAX_OPERANDS`` values and ``MAX_DATES`` dates per text, ``MAX_RECORDS`` records.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from assay.grounding._arithmetic import (
+    MAX_DATES,
+    MAX_OPERANDS,
+    MAX_RECORDS,
+    Computation,
+    Operand,
+    claim_words,
+)
+from assay.grounding._dates import DateMention
+from assay.grounding._evidence import EvidenceIndex, Value
+from assay.grounding._quantities import Quantity
+from assay.grounding._units import measure
+
+__all__ = ["counts", "elapsed", "products"]
+
+_Dims = tuple[tuple[str, int], ...]
+_PATH = re.compile(r"^([^\s:]+): ", re.M)
+_ELEMENT = re.compile(r"^(.*\])(?:\.|$)")
+_ARRAY = re.compile(r"([\w$-]*(?:\[\d+\])*?)\[(\d+)\]")
+_LIST_ITEM = re.compile(r"(?<!\S)[A-Za-z][\w.]*-\d[\w.+]*(?!\S)")  # anyio-4.6.2
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Factor:
+    """A value as a multiple of its dimension's base unit."""
+
+    base: Decimal
+    dims: _Dims
+    operand: Operand
+    record: tuple[int, int]
+    named: bool
+
+
+def _dims_of(unit: str | None) -> tuple[Decimal, _Dims] | None:
+    if unit is None:
+        return Decimal(1), ()
+    found = measure("1 " + unit if unit.startswith("/") else unit)
+    if found is None:
+        return None
+    return found.factor, tuple(sorted((str(k), int(v)) for k, v in dict(found.dimension).items()))
+
+
+def _combine(a: _Dims, b: _Dims, sign: int) -> _Dims:
+    out: dict[str, int] = dict(a)
+    for k, v in b:
+        out[k] = out.get(k, 0) + sign * v
+    return tuple(sorted((k, v) for k, v in out.items() if v))
+
+
+def _factors(
+    indexes: Sequence[EvidenceIndex], mentioned: set[tuple[int, int, int]]
+) -> list[_Factor]:
+    found: list[_Factor] = []
+    for doc, index in enumerate(indexes):
+        for value in index.values:
+            found += _readings(doc, value, mentioned)
+    found.sort(key=lambda f: not f.named)
+    return found[: 2 * MAX_OPERANDS]
+
+
+def _readings(doc: int, value: Value, mentioned: set[tuple[int, int, int]]) -> list[_Factor]:
+    q = value.quantity
+    if len(q.values) != 1 or q.word is not None:
+        return []
+    x = next(iter(q.values))
+    units: list[str | None] = [q.unit] if q.unit else [None, *[u for u in value.units[:2]]]
+    if q.kind == "percent":
+        units = []
+    out: list[_Factor] = []
+    for unit in units:
+        dims = _dims_of(unit)
+        if dims is None:
+            continue
+        out.append(
+            _Factor(
+                base=x * dims[0],
+                dims=dims[1],
+                operand=Operand(value=x, text=q.text, document=doc, start=q.start, end=q.end),
+                record=(doc, value.record),
+                named=(doc, q.start, q.end) in mentioned,
+            )
+        )
+    return out
+
+
+def products(
+    claim: Quantity,
+    indexes: Sequence[EvidenceIndex],
+    cues: Mapping[str, str],
+    mentioned: set[tuple[int, int, int]],
+) -> Iterator[Computation]:
+    """``a x b`` and ``a / b`` whose units give the claim's (hours x rate, quantity
+    x price, total ÷ nights), and ``p% of a``; the two of one record or one named by
+    the claim."""
+    target = _dims_of(claim.unit if claim.kind not in ("count", "number") else None)
+    if target is None:
+        return
+    scale, dims = target
+    factors = _factors(indexes, mentioned)
+    cue = next(iter(cues.values()), "")
+    for a, b in itertools.combinations(factors, 2):
+        if not (a.named or b.named or a.record == b.record) or a.operand == b.operand:
+            continue
+        if ("product" in cues or "sum" in cues) and _combine(a.dims, b.dims, 1) == dims:
+            yield _two("product", a, b, a.base * b.base / scale, claim, cue)
+        if "ratio" in cues:
+            for top, bottom in ((a, b), (b, a)):
+                if bottom.base and _combine(top.dims, bottom.dims, -1) == dims:
+                    yield _two("ratio", top, bottom, top.base / bottom.base / scale, claim, cue)
+    if "percentage" in cues or "product" in cues:
+        yield from _percent_of(claim, indexes, factors, mentioned, cue)
+
+
+def _two(
+    operation: str, a: _Factor, b: _Factor, result: Decimal, claim: Quantity, cue: str
+) -> Computation:
+    return Computation(
+        operation="product" if operation == "product" else "ratio",
+        operands=(a.operand, b.operand),
+        result=result,
+        unit=claim.unit,
+        cue=cue,
+    )
+
+
+def _percent_of(
+    claim: Quantity,
+    indexes: Sequence[EvidenceIndex],
+    factors: list[_Factor],
+    mentioned: set[tuple[int, int, int]],
+    cue: str,
+) -> Iterator[Computation]:
+    target = _dims_of(claim.unit if claim.kind not in ("count", "number") else None)
+    if target is None:
+        return
+    percents: list[tuple[Operand, tuple[int, int], bool]] = []
+    for doc, index in enumerate(indexes):
+        for value in index.values:
+            q = value.quantity
+            if len(q.values) != 1 or not (q.kind == "percent" or "percent" in value.units[:1]):
+                continue
+            x = next(iter(q.values))
+            operand = Operand(value=x, text=q.text, document=doc, start=q.start, end=q.end)
+            percents.append((operand, (doc, value.record), (doc, q.start, q.end) in mentioned))
+    for (p, record, named), a in itertools.product(percents[:MAX_OPERANDS], factors):
+        if a.dims != target[1] or not (named or a.named or record == a.record):
+            continue
+        yield Computation(
+            operation="percent_of",
+            operands=(p, a.operand),
+            result=p.value * a.base / target[0] / 100,
+            unit=claim.unit,
+            cue=cue,
+        )
+
+
+# --- counts -----------------------------------------------------------------------
+
+
+def counts(
+    claim: Quantity, claim_text: str, indexes: Sequence[EvidenceIndex], cue: str
+) -> Iterator[Computation]:
+    """The number of elements of a list, rows of a table, items of a listed line,
+    or records naming a word of the claim."""
+    words = claim_words(claim_text)
+    for doc, index in enumerate(indexes):
+        for size, detail in _list_sizes(index):
+            yield _count(doc, size, claim, cue, detail)
+        for word in words:
+            named = _records_naming(index, word)
+            if named:
+                yield _count(doc, named, claim, cue, f"records naming {word}")
+
+
+def _count(doc: int, size: int, claim: Quantity, cue: str, detail: str) -> Computation:
+    return Computation(
+        operation="count",
+        operands=(),
+        result=Decimal(size),
+        unit=None,
+        cue=cue,
+        detail=f"{detail} (document {doc})",
+    )
+
+
+def _list_sizes(index: EvidenceIndex) -> Iterator[tuple[int, str]]:
+    text = index.view_text
+    arrays: dict[str, set[str]] = {}
+    for m in itertools.islice(_PATH.finditer(text), MAX_RECORDS):
+        for a in _ARRAY.finditer(m.group(1)):
+            arrays.setdefault(m.group(1)[: a.start(2) - 1], set()).add(a.group(2))
+        head = m.group(1).split(".")
+        if len(head) >= 2 and "[" not in head[0]:
+            arrays.setdefault("{}", set()).add(head[0])
+    for name, members in arrays.items():
+        yield len(members), f"the elements of {name or 'the list'}"
+    for number, rows in enumerate(index.tables):
+        yield rows, f"the rows of table {number}"
+    for start, end in index.records[:MAX_RECORDS]:
+        items = _LIST_ITEM.findall(text, start, end)
+        if len(items) >= 3:
+            yield len(items), "the listed names of a line"
+
+
+def _records_naming(index: EvidenceIndex, word: str) -> int:
+    pattern = re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", re.I)
+    records: set[str] = set()
+    text = index.view_text
+    for k, (start, end) in enumerate(index.records[:MAX_RECORDS]):
+        line = text[start:end]
+        if pattern.search(line) is None:
+            continue
+        path = _PATH.match(line)
+        element = _ELEMENT.match(path.group(1)) if path is not None else None
+        records.add(element.group(1) if element is not None else str(k))
+    return len(records)
+
+
+# --- time elapsed -----------------------------------------------------------------
+
+
+def elapsed(
+    claim: Quantity, claim_text: str, indexes: Sequence[EvidenceIndex], cue: str
+) -> Iterator[Computation]:
+    """Time between two dates or times of the evidence: one named by the claim, or
+    both of one record, or any two where the evidence holds few."""
+    dims = _dims_of(claim.unit)
+    if claim.unit is None or dims is None or dims[1] != (("[time]", 1),):
+        return
+    dated = [
+        (doc, mention, record)
+        for doc, index in enumerate(indexes)
+        for mention, record in index.dates[:MAX_DATES]
+    ]
+    few = len(dated) <= 8
+    for (da, a, ra), (db, b, rb) in itertools.combinations(dated, 2):
+        named = _named(claim_text, a) or _named(claim_text, b)
+        if not (named or few or (da, ra) == (db, rb)):
+            continue
+        seconds = _between(a, b)
+        if seconds is None or seconds == 0:
+            continue
+        yield Computation(
+            operation="elapsed",
+            operands=(_date_operand(da, a), _date_operand(db, b)),
+            result=Decimal(abs(seconds)) / dims[0],
+            unit=claim.unit,
+            cue=cue,
+        )
+
+
+def _named(claim_text: str, mention: DateMention) -> bool:
+    from assay.grounding._dates import find_dates, same_date
+
+    return any(same_date(c, mention, frozenset()) for c in find_dates(claim_text))
+
+
+def _between(a: DateMention, b: DateMention) -> int | None:
+    """Seconds from ``a`` to ``b``: by date-time where both have a date, by clock
+    where neither has one."""
+    ma, mb = a.moment(), b.moment()
+    if ma is not None and mb is not None:
+        if (a.hour is None) != (b.hour is None):
+            return None
+        return int((mb - ma).total_seconds())
+    ca, cb = a.clock_minutes(), b.clock_minutes()
+    if ca is None or cb is None or (a.zone is None) != (b.zone is None):
+        return None
+    return (cb - ca) * 60  # a time of day and a date-time: the same day
+
+
+def _date_operand(doc: int, mention: DateMention) -> Operand:
+    moment = mention.moment() or datetime(2000, 1, 1)
+    value = (
+        Decimal(int(moment.timestamp()))
+        if mention.moment()
+        else Decimal(mention.clock_minutes() or 0)
+    )
+    return Operand(
+        value=value, text=mention.text, document=doc, start=mention.start, end=mention.end
+    )

@@ -1,0 +1,310 @@
+"""One evidence text read for its values: each quantity and date, with where it sits.
+
+Matching a claim's value needs more than the value: ``2140.5`` under
+``gross_weight_kg`` is a mass, ``471,250`` in a ``PRICE_GBP`` column an amount in
+pounds, ``1.75`` beside ``currency: EUR`` an amount in euros; and checking a sum
+needs to know which values form one column. So a text is read into
+:class:`EvidenceIndex`: every quantity with the units its context lends it, the
+*record* that holds it (a JSON object, a table row, a line) and the *series* it
+belongs to (a JSON field across the elements of an array, a table column).
+
+A JSON tool output is read through its view (``path: value`` lines,
+:func:`~assay.grounding.view_of`): the path names the field, the record and the
+series. Plain text is read line by line; a CSV block or a table whose columns are
+separated by two or more spaces has its header's names as its columns' keys.
+Spans are in the view's text (the text itself, for plain text); map them to the
+stored text with the view's ``to_stored``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from assay.grounding._dates import DateMention, find_dates, years_in
+from assay.grounding._numbers import convention_of
+from assay.grounding._quantities import Quantity, find_quantities
+from assay.grounding._units import CURRENCY_SIGNS, is_currency, key_unit, period_of, unit_of
+from assay.grounding._views import view_of
+
+__all__ = ["EvidenceIndex", "Value", "index_evidence"]
+
+_PATH_LINE = re.compile(
+    r"([A-Za-z_$][\w$-]*(?:\[\d+\])*(?:\.[\w$-]+(?:\[\d+\])*)*|\[\d+\](?:[\w.\[\]$-]*)):\x20"
+)
+_KEY_VALUE = re.compile(r"(?:(?<=[\s,{(])|^)([A-Za-z_][\w-]{0,40})\s*[=:]\s*\"?$")
+_INDEX = re.compile(r"\[\d+\]")
+_CODE_WORD = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
+_COLUMNS = re.compile(r"\S+(?:\x20\S+)*")
+# A currency sign counts where it is written with a number (a shell's ``$`` is not).
+_SIGN_BY_DIGIT = re.compile(r"([€£$¥₹])\x20?[-\d]|\d\x20?([€£$¥₹])")
+_UNIT_KEYS = frozenset({"unit", "units", "uom", "currency", "ccy", "cur", "period"})
+_MAX_TABLE_LINES = 2_000
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Value:
+    """A quantity of an evidence text, with where it sits.
+
+    ``units`` are what a bare number may be read as (its field's or column's unit,
+    the currencies and units the text names); ``record`` indexes the record that
+    holds it; ``series`` names the field or column it is one value of; ``key`` is
+    that field's or column's name.
+    """
+
+    quantity: Quantity
+    units: tuple[str, ...]
+    record: int
+    series: str | None
+    key: str | None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EvidenceIndex:
+    """What the checks need of one evidence text.
+
+    ``text`` is the view's text where it differs from the text indexed (a JSON
+    entry's ``path: value`` lines), else ``None``, so that a cached index never
+    holds the caller's text: :meth:`bound` gives it back for the checks that read it.
+    """
+
+    text: str | None
+    values: tuple[Value, ...]
+    dates: tuple[tuple[DateMention, int], ...]
+    records: tuple[tuple[int, int], ...]
+    years: frozenset[int]
+    #: The number of rows of each table of the text.
+    tables: tuple[int, ...] = ()
+
+    def bound(self, stored: str) -> EvidenceIndex:
+        """This index with its text: ``stored``, the text it was made from, where
+        the view's text is that text."""
+        return self if self.text is not None else replace(self, text=stored)
+
+    @property
+    def view_text(self) -> str:
+        """The text the spans of this index are in (a bound index only)."""
+        if self.text is None:
+            raise ValueError("an index made from plain text holds no text: bind it first")
+        return self.text
+
+
+def index_evidence(stored: str) -> EvidenceIndex:
+    """The values, dates and records of one evidence text."""
+    text = view_of(stored).text if stored.lstrip()[:1] in ("{", "[") else stored
+    dates = find_dates(text)
+    lines = list(_lines(text))
+    shape = _shape(text, lines)
+    context = _context(text, shape)
+    skip = [(d.start, d.end) for d in dates] + shape.names
+    values: list[Value] = []
+    line_index = 0
+    for quantity in find_quantities(text, convention=convention_of(text), skip=skip):
+        while line_index + 1 < len(lines) and lines[line_index + 1][0] <= quantity.start:
+            line_index += 1
+        record, series, key = shape.places.get(quantity.start, (line_index, None, None))
+        if key is None:
+            key = _key_before(text, lines[line_index][0] if lines else 0, quantity.start)
+        near = shape.context.get(record, ())
+        values.append(
+            Value(
+                quantity=quantity,
+                units=_units_of(quantity, key, near, context),
+                record=record,
+                series=series,
+                key=key,
+            )
+        )
+    records = tuple((start, end) for start, end in lines)
+    starts = [start for start, _ in lines]
+    dated = tuple((d, _line_of(starts, d.start)) for d in dates)
+    return EvidenceIndex(
+        text=None if text == stored else text,
+        values=tuple(values),
+        dates=dated,
+        records=records,
+        years=years_in(text),
+        tables=shape.tables,
+    )
+
+
+def _lines(text: str) -> Iterator[tuple[int, int]]:
+    start = 0
+    for m in re.finditer(r"\n", text):
+        yield start, m.start()
+        start = m.end()
+    yield start, len(text)
+
+
+def _line_of(starts: list[int], at: int) -> int:
+    return max(0, bisect_right(starts, at) - 1)
+
+
+# --- where each value sits ---------------------------------------------------------
+
+_Place = tuple[int, str | None, str | None]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Shape:
+    """What a text's structure says: the record, series and key of the value at
+    each offset, the spans of field names (not values), and the units each record
+    states in a ``currency``, ``unit`` or ``period`` field or column."""
+
+    places: dict[int, _Place]
+    names: list[tuple[int, int]]
+    context: dict[int, tuple[str, ...]]
+    tables: tuple[int, ...]
+
+
+def _shape(text: str, lines: list[tuple[int, int]]) -> _Shape:
+    places: dict[int, _Place] = {}
+    names: list[tuple[int, int]] = []
+    stated: dict[int, dict[str, str]] = {}
+    records: dict[str, int] = {}
+    for k, (start, end) in enumerate(lines):
+        m = _PATH_LINE.match(text, start, end)
+        if m is None:
+            continue
+        path = m.group(1)
+        head, _, key = path.rpartition(".")
+        record = records.setdefault(head, k)
+        key = _KEY_TAIL.sub("", key or path)
+        places[m.end()] = (record, _INDEX.sub("[*]", path), key)
+        names.append((m.start(), m.end()))
+        _note(stated, record, key, text[m.end() : end])
+    tables: list[int] = []
+    for table, (header, rows) in enumerate(_tables(text, lines)):
+        tables.append(len(rows))
+        for k, cells in rows:
+            for column, (cell_start, cell_end) in cells:
+                if column < len(header):
+                    name = header[column]
+                    places[cell_start] = (k, f"table{table}:{name}", name)
+                    _note(stated, k, name, text[cell_start:cell_end])
+    context = {record: _record_units(keys) for record, keys in stated.items()}
+    return _Shape(
+        places=places,
+        names=names,
+        context={k: v for k, v in context.items() if v},
+        tables=tuple(tables),
+    )
+
+
+def _note(stated: dict[int, dict[str, str]], record: int, key: str, value: str) -> None:
+    if key.lower() in _UNIT_KEYS:
+        stated.setdefault(record, {})[key.lower()] = value.strip()
+
+
+def _record_units(keys: dict[str, str]) -> tuple[str, ...]:
+    """``currency: EUR`` and ``period: year`` make ``EUR / year``; ``unit: C`` Celsius."""
+    units: list[str] = []
+    for key in ("currency", "ccy", "cur", "unit", "units", "uom"):
+        unit = unit_of(keys[key]) if key in keys else None
+        if unit is not None:
+            units.append(unit)
+    period = period_of(keys.get("period", "")) if keys.get("period") else None
+    if period is not None:
+        units = [f"{u} / {period}" for u in units] + [f"/ {period}"]
+    return tuple(dict.fromkeys(units))
+
+
+_KEY_TAIL = re.compile(r"\[\d+\]$")
+
+
+_Row = tuple[int, list[tuple[int, tuple[int, int]]]]
+
+
+def _tables(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[list[str], list[_Row]]]:
+    """Each CSV block or spaced table (three columns or more, two rows or more):
+    its columns' names and each row's cells as ``(column, (start, end))``. A first
+    line without digits is the header; a table without one names its columns by
+    position (``#0``, ``#1``…)."""
+    k = 0
+    limit = min(len(lines), _MAX_TABLE_LINES)
+    while k < limit:
+        first = _cells(text, *lines[k])
+        j = k + 1
+        while j < limit and len(first) >= 3:
+            if len(_cells(text, *lines[j])) != len(first) or _is_csv(text, lines[k]) != _is_csv(
+                text, lines[j]
+            ):
+                break
+            j += 1
+        if j - k < 3:
+            k += 1
+            continue
+        names = [text[s:e] for s, e in first]
+        headed = not any(c.isdigit() for name in names for c in name)
+        start = k + 1 if headed else k
+        rows = [(r, list(enumerate(_cells(text, *lines[r])))) for r in range(start, j)]
+        yield (names if headed else [f"#{c}" for c in range(len(first))]), rows
+        k = j
+
+
+def _is_csv(text: str, line: tuple[int, int]) -> bool:
+    row = text[line[0] : line[1]]
+    return row.count(",") >= 2 and "  " not in row.strip()
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    line = text[start:end]
+    if _is_csv(text, (start, end)):
+        spans: list[tuple[int, int]] = []
+        at = start
+        for part in line.split(","):
+            spans.append((at, at + len(part)))
+            at += len(part) + 1
+        return spans
+    if re.search(r"\S\x20{2,}\S", line) is None:
+        return []
+    return [(start + m.start(), start + m.end()) for m in _COLUMNS.finditer(line)]
+
+
+def _key_before(text: str, line_start: int, at: int) -> str | None:
+    """``voltage_mv=3512``, ``"gross_weight_kg": 2140.5``, ``limit: 5``: the key
+    written right before a value on its line."""
+    m = _KEY_VALUE.search(text, max(line_start, at - 48), at)
+    return m.group(1) if m is not None else None
+
+
+# --- the units a value's context lends it -----------------------------------------
+
+
+def _context(text: str, shape: _Shape) -> tuple[str, ...]:
+    """Currencies the text names (codes, signs, ``_eur`` columns), and the units its
+    records state, for the bare numbers of the whole text."""
+    named: dict[str, None] = {}
+    for m in _CODE_WORD.finditer(text):
+        unit = unit_of(m.group(1))
+        if unit is not None and is_currency(unit):
+            named[unit] = None
+    for m in _SIGN_BY_DIGIT.finditer(text):
+        named[CURRENCY_SIGNS[m.group(1) or m.group(2)]] = None
+    for _, _, key in shape.places.values():
+        unit = key_unit(key) if key else None
+        if unit is not None and is_currency(unit):
+            named[unit] = None
+    for units in shape.context.values():
+        named.update(dict.fromkeys(u for u in units if not u.startswith("/")))
+    return tuple(named)
+
+
+def _units_of(
+    quantity: Quantity, key: str | None, near: tuple[str, ...], context: tuple[str, ...]
+) -> tuple[str, ...]:
+    """What a bare number may be read as: its field's or column's unit, else the
+    units its record states, else those its text names."""
+    if quantity.kind != "number":
+        return ()
+    hint = key_unit(key) if key else None
+    if hint is not None and hint.startswith("/"):
+        money = [u for u in (*near, *context) if is_currency(u)]
+        return (*[f"{c} {hint}" for c in dict.fromkeys(money)], hint)
+    if hint is not None:
+        return (hint,)
+    if key is not None and key.lower() in _UNIT_KEYS:
+        return ()
+    return tuple(dict.fromkeys((*near, *context)))

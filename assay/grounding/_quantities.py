@@ -1,0 +1,448 @@
+"""Quantities in text: a number with what it counts or measures, and when two agree.
+
+A quantity is a number (:mod:`assay.grounding._numbers`) read with the words around
+it: a currency before or after it (``€1.75``, ``EUR 1.75``, ``1.75 EUR``), a unit
+after it (``2.0 h``, ``1500 ms``, ``2.1 tonnes``, ``8.5%``), a period that makes it a
+rate (``EUR 610/h``, ``€255 an hour``, ``45.00/day``, ``0.12 per km``), the thing it
+counts (``120 units``, ``three orders``), and a hedge before it (``about 9.8
+tonnes``, ``a little over 2.1 tonnes``, ``just under two days``). Durations written
+in parts (``1 hour 15 minutes``) are one quantity.
+
+:func:`same` says whether two quantities state the same amount: ``2.0 h`` and ``2
+hours``, ``1500 ms`` and ``1.5 s``, ``2.1 t`` and ``2100 kg``, ``8.5%`` and ``0.085``
+are the same; per second and per minute, monthly and annual, kWh and MWh, ``$`` and
+``£`` are not. :func:`supports` is the directed test a claim needs: a claim's ``$``
+is supported by an amount the evidence says is in USD, and a hedged claim by a
+value that rounds to it on the side it says.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Literal
+
+from assay.grounding._numbers import Convention, Number, find_numbers
+from assay.grounding._units import (
+    CURRENCY_SIGNS,
+    TIME_UNITS,
+    currency_of,
+    dollar_like,
+    is_currency,
+    measure,
+    period_of,
+    unit_of,
+)
+
+__all__ = [
+    "Approximation",
+    "Quantity",
+    "QuantityKind",
+    "find_quantities",
+    "same",
+    "supports",
+]
+
+QuantityKind = Literal["money", "percent", "measure", "count", "number"]
+#: How a claim hedges a value: ``about`` it, ``over`` it or ``under`` it.
+Approximation = Literal["about", "over", "under"]
+
+_UNIT_WORD = re.compile(r"[\x20\u00a0\u202f]?-?(%|[°º][CF]|[A-Za-zµμ€£$¥₹]+(?:/[a-z]+)?)")
+_PER_CENT = re.compile(r"[\x20\u00a0]per[\x20\u00a0]cent\b|[\x20\u00a0]?percent\b", re.I)
+_RATE = re.compile(r"(?:\x20?/\x20?|\x20per\x20|\x20an?\x20|\x20each\x20)([A-Za-z]+)\b")
+_PERIOD_AFTER = re.compile(r"\x20(hourly|daily|nightly|weekly|monthly|yearly|annually)\b")
+_CODE_BEFORE = re.compile(r"(?<![A-Za-z])(US\$|[A-Z]{3})[\x20\u00a0]?$")
+_HEDGE = re.compile(
+    r"(?:^|[\s(])(about|around|approximately|approx\.|roughly|circa|some|nearly|almost|"
+    r"just\x20under|just\x20over|a\x20little\x20over|a\x20little\x20under|slightly\x20over|"
+    r"slightly\x20under|over|under|more\x20than|less\x20than|fewer\x20than|above|below|~|≈)"
+    r"\x20?$",
+    re.I,
+)
+_HEDGES: dict[str, Approximation] = {
+    "nearly": "under",
+    "almost": "under",
+    "just under": "under",
+    "a little under": "under",
+    "slightly under": "under",
+    "under": "under",
+    "less than": "under",
+    "fewer than": "under",
+    "below": "under",
+    "just over": "over",
+    "a little over": "over",
+    "slightly over": "over",
+    "over": "over",
+    "more than": "over",
+    "above": "over",
+}
+_PLURALS_WORDS = """
+    people children staff data media personnel equipment sheep fish
+"""
+_PLURALS = frozenset(_PLURALS_WORDS.split())
+_PARTS_JOIN = re.compile(r"(?:,?\x20(?:and\x20)?|\x20?)$")
+#: Words after a number that are not the thing it counts.
+_NOT_NOUNS_WORDS = """
+    a an the and or of to in on at by for from with than as is are was were be been has
+    have had it its per each more less fewer over under above below after before later
+    earlier ago late early out up down off times x vs versus percent through until till
+    into onto about around this that these those which who whom what when where while if
+    but so not no yes all both only also because since although though unless against
+    whereas thus hence yet
+"""
+_NOT_NOUNS = frozenset(_NOT_NOUNS_WORDS.split())
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Quantity:
+    """One quantity written in a text: ``text[start:end]`` and how it reads.
+
+    ``unit`` is a registry expression (``EUR``, ``kilowatt_hour``, ``EUR / hour``,
+    ``/ kilometre`` for a rate without a unit, ``percent``); ``word`` a unit word
+    the registry does not know (``m``, ``pounds``), compared as written; ``noun``
+    what a count counts.
+    """
+
+    start: int
+    end: int
+    text: str
+    values: frozenset[Decimal]
+    decimals: int
+    kind: QuantityKind
+    unit: str | None = None
+    word: str | None = None
+    noun: str | None = None
+    approximation: Approximation | None = None
+    spelled: bool = False
+    #: Where the hedge (``about``, ``a little over``) starts, when there is one.
+    hedge_start: int | None = None
+
+    @property
+    def value(self) -> Decimal:
+        """One reading (the largest), for messages; compare with :func:`same`."""
+        return max(self.values)
+
+
+def find_quantities(
+    text: str,
+    *,
+    convention: Convention | None = None,
+    skip: Sequence[tuple[int, int]] = (),
+) -> list[Quantity]:
+    """Every quantity of ``text`` in order of position; numbers inside the ``skip``
+    spans (dates, times, identifiers found by others) are left out."""
+    found: list[Quantity] = []
+    spans = sorted(skip)
+    starts = [s for s, _ in spans]
+    for number in find_numbers(text, convention):
+        k = bisect_right(starts, number.start) - 1
+        if k >= 0 and number.start < spans[k][1]:
+            continue  # inside a skipped span
+        if k + 1 < len(spans) and spans[k + 1][0] < number.end:
+            continue
+        quantity = _read(text, number)
+        if found and quantity.start < found[-1].end:
+            continue
+        found.append(quantity)
+    return _joined_durations(text, found)
+
+
+def _read(text: str, number: Number) -> Quantity:
+    start, end = number.start, number.end
+    values = number.values
+    if _negative(text, start):
+        start, values = start - 1, frozenset(-v for v in values)
+    kind: QuantityKind = "number"
+    unit: str | None = None
+    word: str | None = None
+    noun: str | None = None
+    code = _currency_before(text, start)
+    if code is not None:
+        unit, kind, start = code[0], "money", code[1]
+    per_cent = _PER_CENT.match(text, end)
+    after = _UNIT_WORD.match(text, end)
+    if per_cent is not None and unit is None:
+        unit, kind, end = "percent", "percent", per_cent.end()
+    elif after is not None and not _glued_on(text, after.end()):
+        spelling, stop = after.group(1), after.end()
+        if "/" in spelling and unit_of(spelling) is None:  # EUR/h: the rate is read next
+            spelling = spelling.split("/")[0]
+            stop = after.start(1) + len(spelling)
+        named = "percent" if spelling == "%" else unit_of(spelling)
+        if named is not None and (unit is None or (is_currency(named) and named == unit)):
+            unit, end = named, stop
+            kind = "percent" if named == "percent" else "money" if _money(named) else "measure"
+        elif unit is None and not number.word and _unit_like(spelling, glued=after.start(1) == end):
+            word, kind, end = spelling, "measure", stop
+        elif unit is None and _noun(spelling, values):
+            noun, kind, end = spelling.lower(), "count", stop
+    unit, end = _with_rate(text, unit, end)
+    if unit is not None and unit.startswith("/") and kind == "number":
+        kind = "measure"
+    hedge = _HEDGE.search(text, max(0, start - 20), start)
+    return Quantity(
+        start=start,
+        end=end,
+        text=text[start:end],
+        values=values,
+        decimals=number.decimals,
+        kind=kind,
+        unit=unit,
+        word=word,
+        noun=noun,
+        approximation=_hedge_of(hedge),
+        spelled=number.word,
+        hedge_start=hedge.start(1) if hedge is not None else None,
+    )
+
+
+def _negative(text: str, start: int) -> bool:
+    if start == 0 or text[start - 1] not in "-\u2212":
+        return False
+    return start < 2 or not text[start - 2].isalnum()
+
+
+def _currency_before(text: str, start: int) -> tuple[str, int] | None:
+    """The currency written right before a number (``€``, ``EUR``, ``US$``)."""
+    at = start
+    if at > 0 and text[at - 1] in "\x20\u00a0":
+        at -= 1
+    if at > 0 and text[at - 1] in CURRENCY_SIGNS:
+        if at > 2 and text[at - 3 : at] == "US$":
+            return "USD", at - 3
+        return CURRENCY_SIGNS[text[at - 1]], at - 1
+    code = _CODE_BEFORE.search(text, max(0, start - 5), start)
+    named = unit_of(code.group(1).replace("US$", "USD")) if code is not None else None
+    if code is not None and named is not None and is_currency(named):
+        return named, code.start(1)
+    return None
+
+
+def _glued_on(text: str, end: int) -> bool:
+    """The word runs on into digits or an underscore: part of a name, not a unit."""
+    return end < len(text) and (text[end].isdigit() or text[end] == "_")
+
+
+def _money(unit: str) -> bool:
+    return currency_of(unit) is not None
+
+
+def _unit_like(spelling: str, *, glued: bool) -> bool:
+    """A short word glued to a number that reads as a unit symbol the registry does
+    not hold (``750m``, ``10K``, ``80gsm``): kept, compared as written."""
+    return glued and len(spelling) <= 3 and spelling.isalpha()
+
+
+def _noun(spelling: str, values: frozenset[Decimal]) -> bool:
+    """A word after a number that is what it counts: lower-case, not a function
+    word, and plural unless the number is one (``120 units``, ``1 set``)."""
+    word = spelling.lstrip("-")
+    if not (word.isalpha() and word.islower() and len(word) >= 3) or word in _NOT_NOUNS:
+        return False
+    return values == frozenset({Decimal(1)}) or word.endswith("s") or word in _PLURALS
+
+
+def _with_rate(text: str, unit: str | None, end: int) -> tuple[str | None, int]:
+    """``EUR 610/h``, ``45 a day``, ``0.12 per km``, ``1800 monthly``: a rate."""
+    rate = _RATE.match(text, end) or _PERIOD_AFTER.match(text, end)
+    if rate is None or _adjective(text, rate.end()):
+        return unit, end
+    period = period_of(rate.group(1))
+    if period is None or period == unit or (unit is None and rate.group(0).startswith(" a")):
+        return unit, end
+    if unit == "percent":
+        return unit, end
+    return (f"{unit} / {period}" if unit else f"/ {period}"), rate.end()
+
+
+def _adjective(text: str, end: int) -> bool:
+    """``daily total``: a period word before a noun describes it; it is no rate."""
+    m = _NEXT_WORD.match(text, end)
+    return m is not None and m.group(1).lower() not in _NOT_NOUNS
+
+
+_NEXT_WORD = re.compile(r"\x20([a-z]{3,})\b")
+
+
+def _hedge_of(found: re.Match[str] | None) -> Approximation | None:
+    if found is None:
+        return None
+    return _HEDGES.get(" ".join(found.group(1).lower().split()), "about")
+
+
+def _joined_durations(text: str, found: list[Quantity]) -> list[Quantity]:
+    """``1 hour 15 minutes`` and ``1 d 23 h 28 m`` as one duration, in its last unit."""
+    out: list[Quantity] = []
+    for quantity in found:
+        last = out[-1] if out else None
+        if last is not None and _continues(text, last, quantity):
+            out[-1] = _add_duration(text, last, quantity)
+        else:
+            out.append(quantity)
+    return out
+
+
+def _continues(text: str, head: Quantity, part: Quantity) -> bool:
+    if not (_is_time(head) and (_is_time(part) or part.word == "m")):
+        return False
+    bigger, smaller = measure(head.unit or ""), measure(part.unit or "minute")
+    if bigger is None or smaller is None or smaller.factor >= bigger.factor:
+        return False
+    between = text[head.end : part.start]
+    return len(between) <= 6 and _PARTS_JOIN.fullmatch(between) is not None
+
+
+def _is_time(quantity: Quantity) -> bool:
+    """A duration (checked by name, so that a text without one never loads pint)."""
+    return quantity.unit in TIME_UNITS
+
+
+def _add_duration(text: str, head: Quantity, part: Quantity) -> Quantity:
+    unit = part.unit or "minute"
+    head_measure, part_measure = measure(head.unit or ""), measure(unit)
+    if head_measure is None or part_measure is None:
+        return head
+    ratio = head_measure.factor / part_measure.factor
+    values = frozenset(h * ratio + p for h in head.values for p in part.values)
+    return replace(
+        head,
+        end=part.end,
+        text=text[head.start : part.end],
+        values=values,
+        unit=unit,
+        word=None,
+        decimals=part.decimals,
+    )
+
+
+# --- comparison -------------------------------------------------------------------
+
+
+def same(a: Quantity, b: Quantity) -> bool:
+    """Whether ``a`` and ``b`` state the same amount of the same thing, both exactly."""
+    if a.kind != b.kind and {a.kind, b.kind} - {"count", "number"}:
+        return _percent_and_fraction(a, b) or _percent_and_fraction(b, a)
+    if a.word != b.word and (a.word or b.word):
+        return (
+            a.word is not None
+            and b.word is not None
+            and a.word.lower() == b.word.lower()
+            and (bool(a.values & b.values))
+        )
+    if a.unit == b.unit:
+        return bool(a.values & b.values)
+    if a.unit is None or b.unit is None:
+        return False
+    return any(_equal(x, a.unit, y, b.unit) for x in a.values for y in b.values)
+
+
+def _percent_and_fraction(percent: Quantity, fraction: Quantity) -> bool:
+    """``8.5%`` and ``0.085``: a percentage and the bare fraction it is."""
+    if percent.kind != "percent" or fraction.kind != "number":
+        return False
+    return any(p / 100 == f for p in percent.values for f in fraction.values)
+
+
+def _equal(x: Decimal, unit_x: str, y: Decimal, unit_y: str) -> bool:
+    mx, my = measure(_expression(unit_x)), measure(_expression(unit_y))
+    if mx is None or my is None or mx.dimension != my.dimension:
+        return False
+    return _close(x * mx.factor, y * my.factor)
+
+
+def _expression(unit: str) -> str:
+    return "1 " + unit if unit.startswith("/") else unit
+
+
+def _close(x: Decimal, y: Decimal) -> bool:
+    """Equal up to the last of 28 significant digits (factors such as 1/3600)."""
+    if x == y:
+        return True
+    scale = max(abs(x), abs(y))
+    return abs(x - y) <= scale * Decimal("1e-20")
+
+
+def supports(evidence: Quantity, claim: Quantity, *, units: Iterable[str] = ()) -> bool:
+    """Whether ``evidence`` (read, where it is a bare number, with each of the
+    ``units`` that its context gives it) states the ``claim``.
+
+    A bare claim number is supported by the same number in any unit; a count by
+    the same number that is bare or a count; a claim's ``$`` by an amount in a
+    dollar the evidence names; a hedged claim by a value that rounds to it, on the
+    side it says (``a little over 2.1 t`` by ``2140.5 kg``).
+    """
+    readings = [evidence]
+    if evidence.kind == "number":
+        readings += [_as(evidence, unit) for unit in units]
+    if claim.kind == "number":
+        return any(bool(r.values & claim.values) for r in readings) or any(
+            _percent_and_fraction(r, claim) for r in readings
+        )
+    for reading in readings:
+        if claim.kind == "count" and reading.kind in ("count", "number"):
+            if reading.values & claim.values:
+                return True
+            continue
+        target = _claim_in(claim, reading)
+        if same(reading, target) or (claim.approximation and _rounds_to(reading, claim)):
+            return True
+    return False
+
+
+def _as(number: Quantity, unit: str) -> Quantity:
+    if unit == "percent":
+        return replace(number, kind="percent", unit="percent")
+    if unit.startswith("/"):
+        return replace(number, kind="measure", unit=unit)
+    return replace(number, kind="money" if _money(unit) else "measure", unit=unit)
+
+
+def _claim_in(claim: Quantity, evidence: Quantity) -> Quantity:
+    """The claim with its ``$`` read as the dollar the evidence names."""
+    stated, named = currency_of(claim.unit), currency_of(evidence.unit)
+    if stated is None or named is None or stated == named or not dollar_like(stated, named):
+        return claim
+    return replace(claim, unit=(claim.unit or "").replace(stated, named, 1))
+
+
+def _rounds_to(evidence: Quantity, claim: Quantity) -> bool:
+    """``evidence`` rounds to the hedged ``claim`` at the claim's precision and lies
+    on the side the hedge says."""
+    if claim.unit is None and evidence.unit is not None:
+        return False
+    for x in evidence.values:
+        converted = _converted(x, evidence.unit, claim.unit)
+        if converted is None:
+            continue
+        for v in claim.values:
+            step = _step(v, claim.decimals)
+            if abs(converted - v) * 2 > step:
+                continue
+            side = claim.approximation
+            if (side == "over" and converted < v) or (side == "under" and converted > v):
+                continue
+            return True
+    return False
+
+
+def _converted(x: Decimal, unit: str | None, to: str | None) -> Decimal | None:
+    if unit == to:
+        return x
+    if unit is None or to is None:
+        return None
+    a, b = measure(_expression(unit)), measure(_expression(to))
+    if a is None or b is None or a.dimension != b.dimension:
+        return None
+    return x * a.factor / b.factor
+
+
+def _step(value: Decimal, decimals: int) -> Decimal:
+    """The rounding step a written value implies: ``2.1`` tenths, ``2,100`` hundreds."""
+    if decimals:
+        return Decimal(1).scaleb(-decimals)
+    digits = value.normalize().as_tuple()
+    exponent = digits.exponent if isinstance(digits.exponent, int) else 0
+    return Decimal(1).scaleb(max(0, exponent))

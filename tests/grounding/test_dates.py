@@ -1,0 +1,79 @@
+"""Dates and times in their common written forms, and when two are one."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.grounding._dates import DateMention, find_dates, same_date
+
+
+def _one(text: str) -> DateMention:
+    (mention,) = find_dates(text)
+    return mention
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "2025-03-18",
+        "18 March 2025",
+        "March 18, 2025",
+        "Mar 18 2025",
+        "Tuesday, 18th of March 2025",
+        "18/03/2025",  # no month 18: not ambiguous
+        "2025-03-18T09:30:00Z",
+    ],
+)
+def test_one_day_in_many_spellings(written: str) -> None:
+    mention = _one(f"shipped on {written} from the depot")
+    assert (mention.year, mention.month, mention.day) == (2025, 3, 18)
+    assert same_date(_one("2025-03-18"), mention, frozenset())
+
+
+def test_an_ambiguous_numeric_date_matches_only_itself() -> None:
+    written = _one("signed 04/02/2025")
+    assert written.ambiguous
+    assert same_date(written, _one("signed 04/02/2025"), frozenset())
+    assert not same_date(written, _one("2025-02-04"), frozenset())
+    assert not same_date(written, _one("2025-04-02"), frozenset())
+    assert not same_date(_one("2 April 2025"), written, frozenset())
+
+
+def test_a_different_day_is_a_different_date() -> None:
+    assert not same_date(_one("17 March 2025"), _one("2025-03-18"), frozenset())
+    assert not same_date(_one("18 March 2024"), _one("2025-03-18"), frozenset())
+
+
+def test_months_and_yearless_dates() -> None:
+    assert same_date(_one("in August 2026"), _one("2026-08"), frozenset())
+    assert same_date(_one("in August 2026"), _one("2026-08-14"), frozenset())
+    assert not same_date(_one("in August 2027"), _one("2026-08"), frozenset())
+    assert same_date(_one("on 9 May"), _one("2025-05-09"), frozenset())
+    # A year the evidence leaves out is read from the evidence text's own years.
+    assert same_date(_one("on 9 May 2025"), _one("on 9 May"), frozenset({2025}))
+    assert not same_date(_one("on 9 May 2025"), _one("on 9 May"), frozenset({2024}))
+
+
+def test_a_list_of_days_gives_one_date_per_day() -> None:
+    days = find_dates("the lab is shut on 3, 10 and 17 July 2025.")
+    assert [(d.day, d.month, d.year) for d in days] == [(3, 7, 2025), (10, 7, 2025), (17, 7, 2025)]
+    assert days[-1].text == "17 July 2025"
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        ("at 4 p.m.", "opens until 16:00", True),
+        ("at 4:30pm", "16:30", True),
+        ("at 9 a.m.", "09:00", True),
+        ("at 4 p.m.", "14:00", False),
+        ("at 07:45 UTC", "2025-03-18T07:45:00Z", True),
+        ("at 07:45 UTC", "2025-03-18T07:45:00+01:00", False),
+    ],
+)
+def test_times_of_day(claim: str, evidence: str, expected: bool) -> None:
+    assert same_date(_one(claim), _one(evidence), frozenset()) is expected
+
+
+def test_names_and_versions_hold_no_dates() -> None:
+    assert find_dates("ticket OPS-2025-0318, build 3.18.2025-rc and v2025.03") == []

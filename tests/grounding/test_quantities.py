@@ -1,0 +1,129 @@
+"""Quantities: units, currencies, rates, counts and hedges, and when two are one."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from assay.grounding._quantities import Quantity, find_quantities, same, supports
+
+
+def _one(text: str) -> Quantity:
+    (quantity,) = find_quantities(text)
+    return quantity
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "unit"),
+    [
+        ("£38.20", "money", "GBP"),
+        ("GBP 38.20", "money", "GBP"),
+        ("38.20 GBP", "money", "GBP"),
+        ("38 euros", "money", "EUR"),
+        ("$38", "money", "dollar"),
+        ("CHF 95/h", "money", "CHF / hour"),
+        ("€12 a night", "money", "EUR / night"),
+        ("0.40 per km", "measure", "/ kilometre"),
+        ("4.5 kWh", "measure", "kilowatt_hour"),
+        ("250ms", "measure", "millisecond"),
+        ("12.5%", "percent", "percent"),
+        ("12.5 per cent", "percent", "percent"),
+        ("a 3-day window", "measure", "day"),
+        ("64 cartons", "count", None),
+        ("eight cartons", "count", None),
+    ],
+)
+def test_quantities_are_read_with_their_units(text: str, kind: str, unit: str | None) -> None:
+    (quantity,) = find_quantities(text)
+    assert (quantity.kind, quantity.unit) == (kind, unit)
+
+
+def test_a_count_names_what_it_counts_and_a_plain_number_stays_plain() -> None:
+    assert _one("64 cartons").noun == "cartons"
+    assert _one("aisle 7 of the depot").kind == "number"
+
+
+def test_durations_written_in_parts_are_one_quantity() -> None:
+    quantity = _one("it ran 2 hours 40 minutes")
+    assert quantity.text == "2 hours 40 minutes"
+    assert quantity.values == {Decimal(160)} and quantity.unit == "minute"
+
+
+def test_a_period_before_a_noun_is_no_rate() -> None:
+    assert _one("the 8.2 kWh daily figure").unit == "kilowatt_hour"
+    assert _one("8.2 kWh daily.").unit == "kilowatt_hour / day"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("3.0 h", "3 hours"),
+        ("2500 ms", "2.5 s"),
+        ("4.2 t", "4200 kg"),
+        ("2048 MiB", "2 GiB"),
+        ("€7.10", "EUR 7.10"),
+        ("7.10 EUR", "€7.10"),
+        ("£90", "GBP 90"),
+        ("CHF 95/h", "CHF 95 per hour"),
+        ("120 per minute", "2 per second"),
+        ("1,200 per year", "100 per month"),
+        ("4.5 kWh", "4500 Wh"),
+    ],
+)
+def test_the_same_amount_in_other_words(a: str, b: str) -> None:
+    assert same(_one(a), _one(b)) and same(_one(b), _one(a))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("5 per second", "5 per minute"),
+        ("€900 a month", "€900 a year"),
+        ("4.5 kWh", "4.5 MWh"),
+        ("$40", "£40"),
+        ("$40", "USD 40"),
+        ("2,450 kg", "2,540 kg"),
+        ("12 °C", "12 °F"),
+        ("3 hours", "3 days"),
+    ],
+)
+def test_different_amounts_are_not_the_same(a: str, b: str) -> None:
+    assert not same(_one(a), _one(b))
+
+
+def test_a_percentage_is_the_fraction_it_writes() -> None:
+    assert same(_one("6.5%"), _one("0.065"))
+    assert same(_one("0.9312"), _one("93.12%"))
+    assert not same(_one("6.5%"), _one("0.65"))
+
+
+def test_a_dollar_sign_needs_evidence_that_names_the_dollar() -> None:
+    claim = _one("$2,300")
+    assert supports(_one("USD 2300"), claim)
+    assert supports(_one("2300"), claim, units=["USD"])  # a bare figure in a USD record
+    assert not supports(_one("2300"), claim)  # no currency stated
+    assert not supports(_one("GBP 2300"), claim)
+    assert not supports(_one("$2,300"), _one("USD 2,300"))
+
+
+def test_a_rate_without_a_currency_does_not_support_one_with_a_currency() -> None:
+    assert supports(_one("12.00/day"), _one("12 a day"))
+    assert not supports(_one("12.00/day"), _one("$12 a day"))
+
+
+def test_hedged_claims_round_on_their_side() -> None:
+    evidence = _one("3870 kg")
+    assert supports(evidence, _one("about 3.9 tonnes"))
+    assert supports(evidence, _one("just under 3.9 tonnes"))
+    assert not supports(evidence, _one("a little over 3.9 tonnes"))
+    assert not supports(evidence, _one("about 39 tonnes"))
+    assert not supports(evidence, _one("3.9 tonnes"))  # unhedged: exact only
+
+
+def test_a_count_is_supported_by_the_same_number_not_by_an_amount() -> None:
+    claim = _one("64 cartons")
+    assert supports(_one("64"), claim)
+    assert supports(_one("64 boxes"), claim)
+    assert not supports(_one("EUR 64"), claim)
+    assert not supports(_one("46"), claim)
