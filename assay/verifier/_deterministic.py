@@ -8,20 +8,30 @@ model is asked.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from assay.gate import extract_identifiers, identifier_in_evidence
+from assay.gate import computation_in, extract_identifiers, identifier_in_evidence
+from assay.grounding import Computation, Miscalculation, view_of
 from assay.ledger import LedgerEntry
 
 _QUOTED = re.compile(r"[\"“«]([^\"”»]{3,})[\"”»]")
 _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*(?![\w-])")
+#: Month and day names: written out in a claim where the evidence has 2024-10-31.
+_CALENDAR = frozenset(
+    name.lower()
+    for name in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name, *calendar.day_abbr)
+    if name
+)
 _WORDS = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 
 
 def verbatim(text: str, cited: Sequence[LedgerEntry]) -> tuple[LedgerEntry, tuple[int, int]] | None:
-    """The cited entry and span that contain the proposition word for word (a final
-    full stop aside): what evidence states verbatim needs no model to entail it."""
+    """The cited entry and stored span that contain the proposition word for word (a
+    final full stop aside), in the stored text or in a decoded value of a JSON entry:
+    what evidence states verbatim needs no model to entail it."""
     needle = text.strip().rstrip(".").strip()
     if len(needle) < 8:
         return None
@@ -29,20 +39,47 @@ def verbatim(text: str, cited: Sequence[LedgerEntry]) -> tuple[LedgerEntry, tupl
         start = entry.text.find(needle)
         if start >= 0:
             return entry, (start, start + len(needle))
+        view = view_of(entry.text)
+        start = view.text.find(needle)
+        if start >= 0:
+            return entry, view.to_stored(start, start + len(needle))
     return None
 
 
-def deterministic_gaps(text: str, cited: Sequence[LedgerEntry]) -> list[str]:
-    """Identifiers, numbers and quoted spans of ``text`` that no cited entry contains."""
-    gaps = [
-        ident.value
-        for ident in extract_identifiers(text)
-        if not any(identifier_in_evidence(ident, e.text) for e in cited)
-    ]
-    gaps += [quote for quote in _QUOTED.findall(text) if not any(quote in e.text for e in cited)]
-    words = {w.lower() for e in cited for w in _WORDS.findall(e.text)}
+@dataclass(frozen=True, kw_only=True)
+class Settled:
+    """What the deterministic checks found of a proposition's values.
+
+    ``gaps`` occur in no evidence text; ``computations`` are values that occur in
+    none but are exactly the computation the proposition says they are ("in total",
+    "12 days later") over the evidence; ``miscalculation`` is a value the
+    proposition says it computed that the evidence computes differently.
+    """
+
+    gaps: list[str]
+    computations: list[Computation]
+    miscalculation: Miscalculation | None = None
+
+
+def deterministic_gaps(text: str, evidence: Sequence[str]) -> Settled:
+    """Identifiers, numbers and quoted spans of ``text`` that no evidence text (the
+    views of the cited entries) contains, and the values computed from them."""
+    gaps: list[str] = []
+    computations: list[Computation] = []
+    for ident in extract_identifiers(text):
+        if any(identifier_in_evidence(ident, document) for document in evidence):
+            continue
+        computed = computation_in(ident, text, evidence)
+        if isinstance(computed, Computation):
+            computations.append(computed)
+        elif isinstance(computed, Miscalculation):
+            return Settled(gaps=[ident.value], computations=[], miscalculation=computed)
+        else:
+            gaps.append(ident.value)
+    gaps += [quote for quote in _QUOTED.findall(text) if not any(quote in d for d in evidence)]
+    words = {w.lower() for document in evidence for w in _WORDS.findall(document)}
     gaps += [name for name in proper_names(text) if name.lower() not in words]
-    return list(dict.fromkeys(gaps))
+    return Settled(gaps=list(dict.fromkeys(gaps)), computations=computations)
 
 
 def proper_names(text: str) -> list[str]:
@@ -55,6 +92,8 @@ def proper_names(text: str) -> list[str]:
         before = text[: match.start()].rstrip()
         if not before or before[-1] in '.!?:;\n"“(':
             continue
+        if match.group(0).lower() in _CALENDAR:
+            continue  # part of a date or a day, which the value checks compare as such
         names.append(match.group(0))
     return names
 
@@ -62,10 +101,15 @@ def proper_names(text: str) -> list[str]:
 def describe_gaps(
     gaps: Sequence[str], cited: Sequence[LedgerEntry], run_evidence: Sequence[LedgerEntry]
 ) -> str:
+    """Why the gaps are gaps, naming an uncited entry of the run that holds one."""
     cited_ids = {e.id for e in cited}
     parts: list[str] = []
     for gap in gaps:
-        elsewhere = [e.id for e in run_evidence if e.id not in cited_ids and gap in e.text]
+        elsewhere = [
+            e.id
+            for e in run_evidence
+            if e.id not in cited_ids and (gap in e.text or gap in view_of(e.text).text)
+        ]
         where = (
             f" (it appears in {', '.join(elsewhere[:3])}, which is not cited)" if elsewhere else ""
         )

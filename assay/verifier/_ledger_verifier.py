@@ -18,9 +18,11 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol
 
+from assay._limits import MAX_PROPOSITION_CHARS
 from assay._search import Bm25Index
 from assay.contract import Unsupported
-from assay.gate import Claim, Handover, Proposition, PropositionVerdict
+from assay.gate import Claim, Handover, Proposition, PropositionVerdict, describe_computation
+from assay.grounding import Computation, Miscalculation, view_of
 from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha256_hex
 from assay.tool_bus import ClaimStatus
 from assay.verifier._cache import EntailmentCache
@@ -30,13 +32,19 @@ from assay.verifier._deterministic import (
     deterministic_gaps,
     verbatim,
 )
+from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
+from assay.verifier._slots import bind
 from assay.verifier._standin import polarity_conflict
+from assay.verifier._text import coverage
 from assay.verifier._verifier import Verifier
 
 #: Claim types whose propositions are asserted and so must be entailed.
 ASSERTED_TYPES = frozenset({"Assertion", "Quote", "ActionIntent"})
 DETERMINISTIC_MODEL = "assay:deterministic"
+#: A premise is about a proposition when it writes at least this share of the
+#: proposition's content words; only then can a cited entry contradict it.
+_ABOUT_IT = 0.5
 
 
 class NLIModel(Protocol):
@@ -89,6 +97,7 @@ class _Outcome:
     span: tuple[int, int] | None
     model: str
     reason: str
+    computations: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,14 +107,16 @@ class _Question:
     text: str
     cited: tuple[LedgerEntry, ...]
     related: tuple[LedgerEntry, ...]
+    readings: tuple[Reading, ...]  # one per cited entry, then one per related entry
+    computations: tuple[dict[str, Any], ...] = ()
 
     @cached_property
     def documents(self) -> list[str]:
         """The premises, in the order the answers are read back: each cited entry,
         each related one, then (with several cited) the cited entries read together."""
-        documents = [e.text for e in (*self.cited, *self.related)]
-        if len(self.cited) > 1:
-            documents.append(_join(self.cited)[0])  # evidence that only holds together
+        documents = [r.text for r in self.readings]
+        if len(self.cited) > 1:  # evidence that only holds together
+            documents.append(_join([r.text for r in self.readings[: len(self.cited)]])[0])
         return documents
 
 
@@ -123,7 +134,7 @@ class _RunEvidence:
         if k <= 0 or not self._texts:
             return []
         if self._index is None:
-            self._index = Bm25Index([e.text for e in self._texts])
+            self._index = Bm25Index([view_of(e.text).text for e in self._texts])
         hits = self._index.search(text, k + len(exclude))
         return [self._texts[i] for i, _ in hits if self._texts[i].id not in exclude][:k]
 
@@ -245,6 +256,12 @@ class LedgerVerifier:
         ]
         if not cited:
             return _missing(f"no ledger entry of this run supports “{prop.text}”", 0.0)
+        if len(prop.text) > MAX_PROPOSITION_CHARS:
+            return _missing(
+                f"the proposition is {len(prop.text):,} characters, over the limit of "
+                f"{MAX_PROPOSITION_CHARS:,}; split it into statements that can be checked",
+                0.0,
+            )
         quoted = verbatim(prop.text, cited)
         if quoted is not None:
             entry, span = quoted
@@ -256,71 +273,159 @@ class LedgerVerifier:
                 model=DETERMINISTIC_MODEL,
                 reason="stated verbatim in the cited evidence",
             )
-        gaps = deterministic_gaps(prop.text, cited)
-        if gaps:
-            return _missing(describe_gaps(gaps, cited, run_evidence.entries), 0.0)
-        for entry in cited:
-            span = polarity_conflict(entry.text, prop.text)
+        settled = deterministic_gaps(prop.text, [view_of(e.text).text for e in cited])
+        if settled.miscalculation is not None:
+            return _miscalculated(settled.gaps[0], settled.miscalculation, cited)
+        if settled.gaps:
+            return _missing(describe_gaps(settled.gaps, cited, run_evidence.entries), 0.0)
+        computed = tuple(_computation_record(c, cited) for c in settled.computations)
+        readings = [read(e.text, prop.text) for e in cited]
+        if prop.args:
+            binding = bind(prop.args, cited)
+            if isinstance(binding, str):
+                return _missing(binding, 0.0)
+            # The entry that holds the slots is read as that one record; the other
+            # cited entries (a document's title, say) stay beside it as context.
+            readings = [
+                binding.reading if e.id == binding.entry.id else r
+                for e, r in zip(cited, readings, strict=True)
+            ]
+        if settled.computations:
+            # The model reads what was computed beside the evidence it was computed from.
+            stated = " ".join(f"{describe_computation(c)}." for c in settled.computations)
+            readings = [replace(r, text=f"{r.text}\n{stated}") for r in readings]
+        for entry, reading in zip(cited, readings, strict=True):
+            span = polarity_conflict(reading.text, prop.text)
             if span is not None:
+                stored = reading.to_stored(*span)
                 return _Outcome(
                     label="contradiction",
                     score=0.0,
                     ledger_id=entry.id,
-                    span=span,
+                    span=stored,
                     model=DETERMINISTIC_MODEL,
-                    reason=f"{entry.id} says the opposite: “{clip(entry.text[slice(*span)])}”",
+                    reason=f"{entry.id} says the opposite: “{clip(reading.text[slice(*span)])}”",
                 )
         related = run_evidence.related(prop.text, self.related_k, exclude={e.id for e in cited})
-        return _Question(text=prop.text, cited=tuple(cited), related=tuple(related))
+        return _Question(
+            text=prop.text,
+            cited=tuple(cited),
+            related=tuple(related),
+            readings=(*readings, *(read(e.text, prop.text) for e in related)),
+            computations=computed,
+        )
 
     def _model_outcome(self, question: _Question, results: Sequence[Entailment]) -> _Outcome:
-        """The outcome from the model's answers to ``question.documents``."""
+        """The outcome from the model's answers to ``question.documents``.
+
+        Spans in the answers are offsets in what was read; the outcome's span is the
+        stored span of the entry it names.
+        """
         cited, related = question.cited, question.related
-        _, offsets = _join(cited)
-        support = [(cited[i], r) for i, r in enumerate(results[: len(cited)])] + [
-            (_entry_at(offsets, r.evidence_span[0]), _shift(r, offsets))
-            for r in results[len(cited) + len(related) :]
+        n_cited = len(cited)
+        readings = question.readings
+        _, offsets = _join([r.text for r in readings[:n_cited]])
+        scored: list[tuple[int, Entailment]] = [
+            *enumerate(results[: n_cited + len(related)]),
+            *(
+                (_at(offsets, r.evidence_span[0]), _shift(r, offsets))
+                for r in results[n_cited + len(related) :]
+            ),
         ]
+        support = [pair for pair in scored if pair[0] < n_cited]
         entailing = [pair for pair in support if pair[1].label == "entailment"]
-        best_entry, best = max(entailing or support, key=lambda pair: pair[1].score)
+        best_index, best = max(entailing or support, key=lambda pair: pair[1].score)
         entailed = bool(entailing)
-        refuter = _refutation(
-            list(zip((*cited, *related), results, strict=False)),
-            len(cited),
-            self.override_threshold if entailed else self.refute_threshold,
-            clear_only=entailed,
-        )
+        refuter = self._refutation(question, scored, clear_only=entailed)
         if refuter is not None:
-            entry, result = refuter
-            snippet = entry.text[result.evidence_span[0] : result.evidence_span[1]]
+            index, result = refuter
+            entry, reading = (*cited, *related)[index], readings[index]
+            snippet = reading.text[result.evidence_span[0] : result.evidence_span[1]]
             return _Outcome(
                 label="contradiction",
                 score=best.score,
                 ledger_id=entry.id,
-                span=result.evidence_span,
+                span=reading.to_stored(*result.evidence_span),
                 model=result.model,
                 reason=f"{entry.id} contradicts it: “{clip(snippet)}”",
             )
+        best_entry, best_reading = cited[best_index], readings[best_index]
+        span = best_reading.to_stored(*best.evidence_span)
         if entailed:
             return _Outcome(
                 label="entailment",
                 score=best.score,
                 ledger_id=best_entry.id,
-                span=best.evidence_span,
+                span=span,
                 model=best.model,
-                reason="entailed",
+                reason="entailed" + "".join(f"; {c['statement']}" for c in question.computations),
+                computations=question.computations,
             )
         return _Outcome(
             label="neutral",
             score=best.score,
             ledger_id=best_entry.id,
-            span=best.evidence_span,
+            span=span,
             model=best.model,
-            reason=(
-                f"no ledger entry states it; the closest, {best_entry.id}, supports it with "
-                f"p={best.score:.2f} (threshold {self.model.threshold:.2f})"
-            ),
+            reason=self._not_stated(question, results, best_entry.id, best.score),
+            computations=question.computations,
         )
+
+    def _not_stated(
+        self, question: _Question, results: Sequence[Entailment], closest: str, score: float
+    ) -> str:
+        """Why a proposition is not entailed, naming an uncited entry that states it."""
+        n_cited = len(question.cited)
+        elsewhere = [
+            (question.related[i], question.readings[n_cited + i], result)
+            for i, result in enumerate(results[n_cited : n_cited + len(question.related)])
+            if result.label == "entailment"
+        ]
+        if elsewhere:
+            entry, reading, result = max(elsewhere, key=lambda item: item[2].score)
+            snippet = reading.text[result.evidence_span[0] : result.evidence_span[1]]
+            return (
+                f"its cited evidence does not state it, but {entry.id}, which it does not "
+                f"cite, does: “{clip(snippet)}”; cite {entry.id}"
+            )
+        return (
+            f"its cited evidence does not state it; the closest, {closest}, supports it "
+            f"with p={score:.2f} (threshold {self.model.threshold:.2f})"
+        )
+
+    def _refutation(
+        self, question: _Question, scored: Sequence[tuple[int, Entailment]], *, clear_only: bool
+    ) -> tuple[int, Entailment] | None:
+        """The entry (by index into cited + related) that refutes the proposition.
+
+        A cited entry refutes when contradiction is the model's top label for a
+        premise that is about the proposition (it writes at least half of the
+        proposition's content words): a small model also answers "contradiction"
+        for a premise on another subject, and such an entry does not contradict, it
+        is silent. An uncited, related entry refutes only when the model is
+        confident (p >= ``refute_threshold``). When the cited evidence already
+        entails the proposition (``clear_only``), only a confident refutation
+        (``override_threshold``) overrides it: a small cross-encoder reads "senior
+        associates are capped at EUR 380" as contradicting "associates are capped
+        at EUR 260" with p above 0.8.
+        """
+        n_cited = len(question.cited)
+        threshold = self.override_threshold if clear_only else self.refute_threshold
+        candidates: list[tuple[int, Entailment]] = []
+        for index, result in scored:
+            if result.label != "contradiction":
+                continue
+            confident = result.probs["contradiction"] >= threshold
+            if index < n_cited and not clear_only:
+                reading = question.readings[index]
+                premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
+                if coverage(question.text, premise) >= _ABOUT_IT or confident:
+                    candidates.append((index, result))
+            elif confident:
+                candidates.append((index, result))
+        if not candidates:
+            return None
+        return max(candidates, key=lambda pair: pair[1].probs["contradiction"])
 
     # --- recording ----------------------------------------------------------------
 
@@ -343,6 +448,8 @@ class LedgerVerifier:
             "reason": outcome.reason,
             **verdict.model_dump(mode="json"),
         }
+        if outcome.computations:
+            body["computations"] = list(outcome.computations)
         entry = batch.append(
             kind="verdict",
             source="verifier",
@@ -418,54 +525,63 @@ def _missing(reason: str, score: float) -> _Outcome:
     )
 
 
-def _refutation(
-    scored: Sequence[tuple[LedgerEntry, Entailment]],
-    n_cited: int,
-    threshold: float,
-    *,
-    clear_only: bool,
-) -> tuple[LedgerEntry, Entailment] | None:
-    """The entry that refutes the proposition, if any.
-
-    A cited entry refutes when contradiction is its top label; an uncited, related
-    entry only when the model is confident (p >= ``threshold``), because the model is
-    small. When the cited evidence already entails the proposition (``clear_only``),
-    only a confident refutation overrides it, and the caller passes a higher bar
-    (``override_threshold``, 0.9): a small cross-encoder reads "senior associates are
-    capped at EUR 380" as contradicting "associates are capped at EUR 260" with
-    p above 0.8, and overturning what the cited evidence states needs more than that.
-    """
-    candidates = [
-        (entry, result)
-        for i, (entry, result) in enumerate(scored)
-        if result.label == "contradiction"
-        and ((i < n_cited and not clear_only) or result.probs["contradiction"] >= threshold)
-    ]
-    if not candidates:
-        return None
-    return max(candidates, key=lambda pair: pair[1].probs["contradiction"])
+def _computation_record(computation: Computation, cited: Sequence[LedgerEntry]) -> dict[str, Any]:
+    """A computation as the verdict records it: each operand with its ledger entry
+    and stored span, so that an auditor can redo it."""
+    operands: list[dict[str, Any]] = []
+    for operand in computation.operands:
+        entry = cited[operand.document]
+        start, end = view_of(entry.text).to_stored(operand.start, operand.end)
+        operands.append(
+            {"ledger_id": entry.id, "span": [start, end], "text": entry.text[start:end]}
+        )
+    return {
+        "operation": computation.operation,
+        "result": format(computation.result.normalize(), "f"),
+        "unit": computation.unit,
+        "cue": computation.cue,
+        "operands": operands,
+        "statement": describe_computation(computation),
+    }
 
 
-def _join(entries: Sequence[LedgerEntry]) -> tuple[str, list[tuple[int, LedgerEntry]]]:
-    """The cited entries as one document, with the offset at which each starts."""
-    offsets: list[tuple[int, LedgerEntry]] = []
-    parts: list[str] = []
+def _miscalculated(
+    value: str, miscalculation: Miscalculation, cited: Sequence[LedgerEntry]
+) -> _Outcome:
+    """A value the proposition says it computed, which the evidence computes otherwise:
+    a contradiction that names the right value and where its operands stand."""
+    record = _computation_record(miscalculation.expected, cited)
+    first = record["operands"][0] if record["operands"] else None
+    return _Outcome(
+        label="contradiction",
+        score=0.0,
+        ledger_id=first["ledger_id"] if first else cited[0].id,
+        span=(first["span"][0], first["span"][1]) if first else None,
+        model=DETERMINISTIC_MODEL,
+        reason=f"“{value}” is not what it says it computes: {record['statement']}",
+        computations=(record,),
+    )
+
+
+def _join(texts: Sequence[str]) -> tuple[str, list[int]]:
+    """Several texts as one document, with the offset at which each starts."""
+    offsets: list[int] = []
     position = 0
-    for entry in entries:
-        offsets.append((position, entry))
-        parts.append(entry.text)
-        position += len(entry.text) + 1
-    return "\n".join(parts), offsets
+    for text in texts:
+        offsets.append(position)
+        position += len(text) + 1
+    return "\n".join(texts), offsets
 
 
-def _entry_at(offsets: Sequence[tuple[int, LedgerEntry]], position: int) -> LedgerEntry:
-    return next(entry for start, entry in reversed(offsets) if start <= position)
+def _at(offsets: Sequence[int], position: int) -> int:
+    """The index of the text of a joined document that ``position`` falls in."""
+    return max(i for i, start in enumerate(offsets) if start <= position)
 
 
-def _shift(result: Entailment, offsets: Sequence[tuple[int, LedgerEntry]]) -> Entailment:
-    """A joined-document result with its span made relative to the entry it starts in."""
-    start = next(s for s, _ in reversed(offsets) if s <= result.evidence_span[0])
-    entry = _entry_at(offsets, result.evidence_span[0])
-    begin = result.evidence_span[0] - start
-    end = min(result.evidence_span[1] - start, len(entry.text))
-    return replace(result, evidence_span=(begin, end))
+def _shift(result: Entailment, offsets: Sequence[int]) -> Entailment:
+    """A joined-document result with its span made relative to the text it starts in."""
+    start = offsets[_at(offsets, result.evidence_span[0])]
+    return replace(
+        result,
+        evidence_span=(result.evidence_span[0] - start, max(result.evidence_span[1] - start, 0)),
+    )

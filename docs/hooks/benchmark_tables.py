@@ -345,7 +345,75 @@ def _pathological(r: _Reader) -> str:
     return caption + "\n\n" + _table(header, body)
 
 
+def _agent_grounding(r: _Reader) -> str:
+    caption = (
+        f"{r.num('items', 0)} agent-evidence items, each run through `fence()` as a user's "
+        "agent would (one bus call per evidence entry, every entry cited, one plain-text "
+        f"proposition); verifier: {r.get('nli') or DASH}."
+    )
+    totals = _table(
+        ("supported claims answered", "unsupported claims refused", "ROC AUC of the score"),
+        [
+            (
+                r.num("supported_answered", 3),
+                r.num("unsupported_refused", 3),
+                r.num("roc_auc", 3),
+            )
+        ],
+    )
+    rows: list[tuple[str, str, str, str]] = []
+    table: Any = r.get("per_phenomenon")
+    if isinstance(table, list):
+        for row in table:  # pyright: ignore[reportUnknownVariableType]
+            if isinstance(row, Mapping):
+                item: Mapping[str, Any] = row  # pyright: ignore[reportUnknownVariableType]
+                right = "answered" if item.get("label") == "supported" else "refused"
+                rows.append(
+                    (
+                        str(item.get("label")),
+                        str(item.get("phenomenon")),
+                        str(item.get("items")),
+                        f"{item.get('correct')} {right} ({float(item.get('rate', 0)):.0%})",
+                    )
+                )
+    per = _table(("label", "phenomenon", "items", "correct"), rows)
+    return caption + "\n\n" + totals + "\n\n" + per
+
+
+def _grounding_rules(r: _Reader) -> str:
+    caption = (
+        f"The value rules alone (no gate, no model) on {r.num('items', 0)} items: "
+        f"{r.num('claim_values', 0)} values in claims, {r.num('computed_values', 0)} of them "
+        f"accepted as checked computations, in {r.num('seconds', 1)} s."
+    )
+    rows: list[tuple[str, str, str]] = []
+    for label, path in (
+        ("supported: every value accounted for", "supported_all_values_accounted"),
+        ("unsupported, numeric phenomena: caught", "unsupported_caught"),
+    ):
+        groups: Any = r.get(
+            f"{path}.by_phenomenon" if "supported_all" in path else f"{path}.numeric"
+        )
+        if isinstance(groups, Mapping):
+            for name, cell in groups.items():  # pyright: ignore[reportUnknownVariableType]
+                if isinstance(cell, Mapping):
+                    c: Mapping[str, Any] = cell  # pyright: ignore[reportUnknownVariableType]
+                    rows.append((label, str(name), f"{c.get('hit')} / {c.get('of')}"))
+    totals = _table(
+        ("supported, all values accounted for", "unsupported numeric, caught"),
+        [
+            (
+                r.num("supported_all_values_accounted.total.share", 3),
+                r.num("unsupported_caught.numeric_total.share", 3),
+            )
+        ],
+    )
+    return caption + "\n\n" + totals + "\n\n" + _table(("", "phenomenon", "items"), rows)
+
+
 BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
+    "agent_grounding": _agent_grounding,
+    "grounding_rules": _grounding_rules,
     "ledger": _ledger,
     "tool_bus": _tool_bus,
     "gate": _gate,

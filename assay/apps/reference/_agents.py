@@ -152,13 +152,25 @@ def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
 
 
-def _claim(cid: str, text: str, ledger_ids: list[str], kind: ClaimType = "Assertion") -> Claim:
+def _claim(
+    cid: str,
+    text: str,
+    ledger_ids: list[str],
+    kind: ClaimType = "Assertion",
+    *,
+    pred: str | None = None,
+    args: list[str] | None = None,
+) -> Claim:
+    """One claim with one proposition; ``pred``/``args`` type it, so that the verifier
+    checks that every argument stands in one record of the cited evidence."""
     return Claim(
         id=cid,
         type=kind,
         text=text,
         confidence=0.9,  # type: ignore[arg-type]
-        propositions=[Proposition(id=f"{cid}.p", text=text, ledger_ids=ledger_ids)],
+        propositions=[
+            Proposition(id=f"{cid}.p", text=text, pred=pred, args=args, ledger_ids=ledger_ids)
+        ],
     )
 
 
@@ -182,6 +194,8 @@ def analyse(
                 f"Line {number} bills {line['hours']} h at EUR {line['rate']}/h for "
                 f"{_article(role)} {role}.",
                 [line_id],
+                pred="bills",
+                args=[f"Line {number}", f"{line['hours']} h", f"EUR {line['rate']}/h", role],
             )
         )
         if number in findings.entries:
@@ -206,6 +220,8 @@ def analyse(
                 f"line{number}.cap",
                 f"The engagement letter caps {role}s at EUR {cap} per hour.",
                 findings.with_title([cap_id]),
+                pred="caps",
+                args=[f"{role}s", f"EUR {cap}"],
             )
         )
         verdict = cp.bus.call(

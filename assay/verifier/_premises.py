@@ -1,0 +1,97 @@
+"""What the verifier reads of one evidence entry for one proposition.
+
+The entry is read through its view (:func:`assay.grounding.view_of`: a JSON tool
+output as ``path: value`` lines), so that the model and the deterministic checks
+see decoded values, and every span they report maps back to the stored text.
+
+Premises are selected before the model runs: an entry whose view is longer than
+:data:`MAX_READ_CHARS` is cut into its records (JSON records, text lines or
+sentences, long ones into pieces of :data:`UNIT_WORDS` words), and only the
+:data:`TOP_UNITS` records most related to the proposition (BM25) are read, in
+document order. The model's work then grows with the proposition, not with the
+evidence; the one-off cost of indexing a long entry is paid once per entry and
+shared by every proposition that cites it.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from functools import lru_cache
+
+from assay._search import Bm25Index
+from assay.grounding import EvidenceView, view_of
+
+#: An entry whose view is at most this long is read whole.
+MAX_READ_CHARS = 4_000
+#: How many records of a longer entry are read for one proposition.
+TOP_UNITS = 12
+#: A record longer than this many words is cut into pieces of this many words.
+UNIT_WORDS = 60
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The text read of one entry for one proposition, and the map back.
+
+    ``text`` is what the checks and the model read; ``pieces`` holds, for each piece
+    of it, ``(start in text, start in the view's text, length)``.
+    """
+
+    view: EvidenceView
+    text: str
+    pieces: tuple[tuple[int, int, int], ...]
+
+    def to_stored(self, start: int, end: int) -> tuple[int, int]:
+        """The stored span of ``text[start:end]`` (see :meth:`EvidenceView.to_stored`)."""
+        a = self._to_view(start, end=False)
+        b = self._to_view(max(end, start), end=True)
+        return self.view.to_stored(a, max(a, b))
+
+    def _to_view(self, position: int, *, end: bool) -> int:
+        starts = [piece[0] for piece in self.pieces]
+        index = bisect_right(starts, position - (1 if end and position > 0 else 0)) - 1
+        doc_start, view_start, length = self.pieces[max(index, 0)]
+        return view_start + min(max(position - doc_start, 0), length)
+
+
+def read(text: str, proposition: str) -> Reading:
+    """What is read of the stored entry ``text`` for ``proposition``."""
+    view = view_of(text)
+    if len(view.text) <= MAX_READ_CHARS:
+        return Reading(view=view, text=view.text, pieces=((0, 0, len(view.text)),))
+    units = _units(text)
+    chosen = sorted(i for i, _ in _index(text).search(proposition, TOP_UNITS))
+    if not chosen:
+        chosen = list(range(min(TOP_UNITS, len(units))))
+    parts: list[str] = []
+    pieces: list[tuple[int, int, int]] = []
+    position = 0
+    for i in chosen:
+        start, end = units[i]
+        pieces.append((position, start, end - start))
+        parts.append(view.text[start:end])
+        position += end - start + 1
+    return Reading(view=view, text="\n".join(parts), pieces=tuple(pieces))
+
+
+@lru_cache(maxsize=64)
+def _units(text: str) -> tuple[tuple[int, int], ...]:
+    """The view's records, long ones cut into pieces of ``UNIT_WORDS`` words."""
+    view = view_of(text)
+    units: list[tuple[int, int]] = []
+    for _, (start, end) in view.records():
+        words = list(_WORD.finditer(view.text, start, end))
+        for first in range(0, len(words), UNIT_WORDS):
+            piece = words[first : first + UNIT_WORDS]
+            units.append((piece[0].start(), piece[-1].end()))
+    return tuple(units)
+
+
+@lru_cache(maxsize=64)
+def _index(text: str) -> Bm25Index:
+    view = view_of(text)
+    return Bm25Index([view.text[a:b] for a, b in _units(text)])
