@@ -31,6 +31,10 @@ def train(
     commercial_safe: Annotated[
         bool, typer.Option("--commercial-safe", help="Drop non-commercial sets (ANLI, SICK, ...).")
     ] = False,
+    mix: Annotated[
+        str,
+        typer.Option(help="Training mix: full, commercial or commercial+anli+sick."),
+    ] = "full",
     base_model: Annotated[
         Path | None,
         typer.Option(help="Start from this checkpoint (default: all-MiniLM-L6-v2)."),
@@ -57,6 +61,7 @@ def train(
         base_model=base_model or base_model_dir(),
         scale=scale,
         commercial_safe=commercial_safe,
+        mix=mix,
         seed=seed,
         batch_size=batch_size,
         lr=lr,

@@ -40,15 +40,13 @@ _NAMES = {
     "refute": CONTRA,
     "not_entailment": NOT_ENTAIL,
 }
-#: Sets that ``--commercial-safe`` drops: a non-commercial licence (ANLI CC BY-NC,
-#: SICK CC BY-NC-SA, ConTRoL CC BY-NC-SA, SciFact CC BY-NC) or none stated by the
-#: source repository (COVID-Fact, HealthVer, Climate-FEVER).
-NON_COMMERCIAL = frozenset(
-    {"anli", "sick", "control", "scifact", "covidfact", "healthver", "climate_fever"}
-)
 #: SummEdits domains kept out of training: the long-document dev set.
 HELD_OUT_SUMMEDITS = ("news", "podcast")
 TRAIN_SUMMEDITS = ("qmsumm", "sales_call", "sales_email", "samsum", "scitldr", "ectsum")
+#: SummEdits domains whose source documents carry no restriction beyond the set's
+#: Apache-2.0: ``samsum`` edits SAMSum dialogues (CC BY-NC-ND 4.0) and ``ectsum``
+#: earnings-call transcripts of unclear terms, so the commercial mix leaves them out.
+COMMERCIAL_SUMMEDITS = ("qmsumm", "sales_call", "sales_email", "scitldr")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,6 +258,30 @@ def control(root: Path) -> Iterator[Pair]:
         if (label := _label(str(row.get("label", "")))) is not None:
             premise = best_window(row["premise"], row["hypothesis"]).text
             yield Pair(premise=premise, hypothesis=row["hypothesis"], label=label, source="control")
+
+
+def cad_nli(root: Path) -> Iterator[Pair]:
+    """Counterfactually revised SNLI train pairs (minimal edits that flip the label)."""
+    path = root / "nli-extra" / "cad_nli" / "all_combined_train.tsv"
+    with path.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if (label := _label(row["gold_label"])) is not None:
+                yield Pair(
+                    premise=row["sentence1"], hypothesis=row["sentence2"], label=label, source="cad"
+                )
+
+
+def med(root: Path) -> Iterator[Pair]:
+    """MED monotonicity pairs ("some"/"all"/"no" scope); its "neutral" also covers
+    contradiction, so it is read as two-way "not entailment"."""
+    with (root / "nli-extra" / "med" / "MED.tsv").open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+            raw = row["gold_label"].strip().lower()
+            label = ENTAIL if raw == "entailment" else NOT_ENTAIL if raw == "neutral" else None
+            if label is not None and row["sentence1"] and row["sentence2"]:
+                yield Pair(
+                    premise=row["sentence1"], hypothesis=row["sentence2"], label=label, source="med"
+                )
 
 
 def sample(pairs: Iterator[Pair], n: int, rng: random.Random) -> list[Pair]:
