@@ -197,8 +197,13 @@ def test_an_invented_identifier_is_refused_and_never_answered(cp: ControlPlane) 
 
     assert result.status == "abstained" and result.rounds == 2
     assert result.claims == ()
-    assert result.answer is not None and "TRK-99991234" not in result.answer
-    assert result.answer.startswith("I don't know")
+    assert result.answer is not None and result.answer.startswith("I don't know")
+    # The invented number is never asserted: it appears only where the answer says
+    # what is not established, with the reason.
+    asserted, _, not_established = result.answer.partition("Not established:")
+    assert "TRK-99991234" not in asserted
+    assert "TRK-99991234" in not_established and "unverified_identifier" in not_established
+    assert [u.proposition_id for u in result.unsupported] == ["shipped.p"]
     refusals = [e for e in result.errors if e["code"] == "unverified_identifier"]
     assert refusals and "TRK-99991234" in refusals[0]["message"]
     told = [m for turn in model.seen for m in turn if _refused([m])]
