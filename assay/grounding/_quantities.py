@@ -247,8 +247,14 @@ def _noun(spelling: str, values: frozenset[Decimal]) -> bool:
 
 def _with_rate(text: str, unit: str | None, end: int) -> tuple[str | None, int]:
     """``EUR 610/h``, ``45 a day``, ``0.12 per km``, ``1800 monthly``: a rate."""
-    rate = _RATE.match(text, end) or _PERIOD_AFTER.match(text, end)
-    if rate is None or _adjective(text, rate.end()):
+    rate = _RATE.match(text, end)
+    if rate is None:
+        rate = _PERIOD_AFTER.match(text, end)
+        # "monthly total": a period word before a noun describes the noun; it is no
+        # rate. "per month now" is a rate whatever follows it.
+        if rate is not None and _adjective(text, rate.end()):
+            return unit, end
+    if rate is None:
         return unit, end
     period = period_of(rate.group(1))
     if period is None or period == unit or (unit is None and rate.group(0).startswith(" a")):

@@ -50,6 +50,19 @@ def test_durations_written_in_parts_are_one_quantity() -> None:
     assert quantity.values == {Decimal(160)} and quantity.unit == "minute"
 
 
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("It costs EUR 40 per month now.", "EUR / month"),
+        ("The link moved 12 MB per second yesterday.", "megabyte / second"),
+        ("Drafting is EUR 295 an hour throughout.", "EUR / hour"),
+    ],
+)
+def test_a_rate_written_out_stays_a_rate_whatever_word_follows(text: str, unit: str) -> None:
+    (quantity,) = find_quantities(text)
+    assert quantity.unit == unit
+
+
 def test_a_period_before_a_noun_is_no_rate() -> None:
     assert _one("the 8.2 kWh daily figure").unit == "kilowatt_hour"
     assert _one("8.2 kWh daily.").unit == "kilowatt_hour / day"
