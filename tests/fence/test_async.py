@@ -16,37 +16,15 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
-from assay import ControlPlane, ToolSpec, fence
+from assay import ControlPlane, fence
 from assay.fence import FenceState
 from assay.verifier import LexicalNLI
+from tests.fence.test_decisions import ORDER as ORDER_TOOL
+from tests.fence.test_decisions import READ as STOCK_TOOL
+from tests.fence.test_decisions import STOCK
 
-STOCK = "Warehouse W-12 holds 120 units of SKU BT-105."
 TASK = "Restock BT-105"
 APPROVE = {"approve": True, "approver": "alice"}
-STOCK_TOOL = ToolSpec(
-    name="stock",
-    version="1.0.0",
-    side_effect="read_only",
-    description="Stock on hand.",
-    input_schema={"type": "object", "additionalProperties": False},
-    output_schema={"type": "string"},
-)
-ORDER_TOOL = ToolSpec(
-    name="place_order",
-    version="1.0.0",
-    side_effect="irreversible",
-    description="Order units of a SKU from the supplier.",
-    input_schema={
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["sku", "units"],
-        "properties": {
-            "sku": {"type": "string"},
-            "units": {"type": "integer", "minimum": 1, "x-assay-unit": "units"},
-        },
-    },
-    output_schema={"type": "object"},
-)
 ORDER = {"id": "order1", "tool": "place_order", "version": "1.0.0", "requires_grant": True}
 
 
