@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -67,11 +68,15 @@ def read(text: str, proposition: str) -> Reading:
     chosen = sorted(i for i, _ in _index(text).search(proposition, TOP_UNITS))
     if not chosen:
         chosen = list(range(min(TOP_UNITS, len(units))))
+    return reading_of(view, [units[i] for i in chosen])
+
+
+def reading_of(view: EvidenceView, spans: Sequence[tuple[int, int]]) -> Reading:
+    """The spans of ``view.text``, in the order given, read as one text (one per line)."""
     parts: list[str] = []
     pieces: list[tuple[int, int, int]] = []
     position = 0
-    for i in chosen:
-        start, end = units[i]
+    for start, end in spans:
         pieces.append((position, start, end - start))
         parts.append(view.text[start:end])
         position += end - start + 1

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from assay.gate import extract_identifiers, identifier_in_evidence
 from assay.grounding import EvidenceView, view_of
 from assay.ledger import LedgerEntry
-from assay.verifier._premises import Reading
+from assay.verifier._premises import Reading, reading_of
 from assay.verifier._text import content_words, stem_set
 
 _TOKEN = re.compile(r"\w(?:[\w.-]*\w)?")
@@ -89,15 +89,7 @@ def _scopes(view: EvidenceView) -> list[tuple[str, Reading]]:
     scopes: list[tuple[str, Reading]] = []
     for name, (start, end) in records:
         spans = [by_name[outer] for outer in _ancestors(name) if outer in by_name]
-        spans.append((start, end))
-        parts: list[str] = []
-        pieces: list[tuple[int, int, int]] = []
-        position = 0
-        for s, e in spans:
-            pieces.append((position, s, e - s))
-            parts.append(view.text[s:e])
-            position += e - s + 1
-        scopes.append((name, Reading(view=view, text="\n".join(parts), pieces=tuple(pieces))))
+        scopes.append((name, reading_of(view, [*spans, (start, end)])))
     return scopes
 
 
