@@ -22,7 +22,8 @@ ledger raised" as well as "any usage mistake"::
     │   │                   ├─ UnknownEntry
     │   │                   ├─ InvalidEntry       bad source, content not (Unicode) text
     │   │                   ├─ InvalidMetadata    not canonical JSON, too deep, too large
-    │   │                   └─ ContentTooLarge
+    │   │                   ├─ ContentTooLarge
+    │   │                   └─ InvalidKey         a signing or verifier key that cannot be read
     │   ├── (ToolBusError) ─┬─ InvalidToolSpec    a spec that is not a valid ToolSpec
     │   │                   ├─ RegistryConflict   name@version already holds another spec
     │   │                   ├─ ToolNotFound       unknown tool or version (.code, .suggestions)
@@ -35,7 +36,9 @@ ledger raised" as well as "any usage mistake"::
     │                       └─ InvalidPair        an empty claim, a non-str document
     └── RunError                            a failure at run time
         ├── DatabaseError                   a driver error, translated at the boundary
-        ├── (LedgerError) ─── LedgerWriteRefused  UPDATE/DELETE refused by the database
+        ├── (LedgerError) ──┬─ LedgerWriteRefused  UPDATE/DELETE refused by the database
+        │                   ├─ InvalidProof   a proof, checkpoint or bundle that fails (.reason)
+        │                   └─ LedgerCorrupted  a stored row no entry can be read from
         └── (VerifierError) ─ ModelLoadError      weights or tokenizer failed to load
 
 What an agent or a planner does wrong is never an exception: a rejected hand-over is
@@ -70,10 +73,13 @@ __all__ = [
     "InvalidDecision",
     "InvalidEntry",
     "InvalidHandover",
+    "InvalidKey",
     "InvalidMetadata",
     "InvalidPair",
     "InvalidPolicy",
+    "InvalidProof",
     "InvalidToolSpec",
+    "LedgerCorrupted",
     "LedgerError",
     "LedgerWriteRefused",
     "ModelConfigError",
@@ -161,6 +167,32 @@ class ContentTooLarge(LedgerError, UsageError):
 
 class LedgerWriteRefused(LedgerError, RunError):
     """The database refused to UPDATE or DELETE ledger rows: the ledger is append-only."""
+
+
+class InvalidKey(LedgerError, UsageError):
+    """A checkpoint signing key or verifier key that cannot be read: not in the
+    signed-note key format, of an unsupported algorithm, or with a wrong key hash."""
+
+
+class LedgerCorrupted(LedgerError, RunError):
+    """A stored ledger row that cannot be read back as what was written (a column of
+    the wrong type, a NULL, unreadable metadata): the database was edited around the
+    ledger or damaged. ``entry_id`` names the row when it can; ``assay ledger verify``
+    reports the first bad entry of the chain."""
+
+    def __init__(self, reason: str, entry_id: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.entry_id = entry_id
+
+
+class InvalidProof(LedgerError, RunError):
+    """A Merkle proof, signed checkpoint or audit bundle that does not verify: the
+    evidence was altered, or it belongs to another log. ``reason`` says what failed."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 # -- the tool bus -------------------------------------------------------------------

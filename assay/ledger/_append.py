@@ -1,11 +1,13 @@
 """The ledger's write path: the checks an entry passes before anything is written, and
-the rows an append writes under its run's locked head.
+the rows an append writes under the log's and its run's locks.
 
-One append and a batch of appends share it: both check every argument first, lock
-the run's head once per transaction, and then, per entry, look up the dedup key,
-insert the row and advance the head by exactly one (the triggers accept nothing
-else). A batch differs only in holding one transaction, and so one lock and one
-commit, for all its entries.
+One append and a batch of appends share it (:class:`Appender`): both check every
+argument first, lock the Merkle log's row and the run's head once per transaction,
+then per entry insert the row (unless its dedup key is taken) with its chain link,
+its leaf index and the hashes of the subtrees it completes, and at the end advance
+the run's head and the log's size once. The triggers accept an entry only as its
+run's next link and the log's next leaf, and a head or a size only where the stored
+entries put it.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Row
+from sqlalchemy.exc import IntegrityError
 
-from assay._db import InsertIfAbsent
+from assay._db import DriverStatement, stored_timestamp
 from assay._limits import (
     MAX_JSON_DEPTH,
     MAX_METADATA_BYTES,
@@ -39,30 +43,44 @@ from assay.errors import (
 )
 from assay.ledger import _tables as t
 from assay.ledger._hashing import (
+    ENTRY_FORMAT,
     dedup_key,
     entry_hash,
     entry_id_for,
+    format2_fields,
     normalise_metadata,
     plain_json_text,
     sha256_hex,
 )
+from assay.ledger._merkle import Frontier, leaf_hash
 from assay.ledger._records import ALL_KINDS, EVIDENCE_KINDS, RECORD_KINDS, LedgerEntry
 
-# The write path's statements, built once: a statement built per call costs more
-# (its construction and cache key) than SQLite takes to run it.
-_LOCK_HEAD = (
-    sa.select(t.runs.c.head_seq, t.runs.c.head_hash)
+# The write path's statements, compiled once per dialect and sent to the driver
+# directly (see ``DriverStatement``): an append runs five of them.
+_LOCK_LOG = DriverStatement(
+    sa.select(t.tree.c.size, t.tree.c.frontier).where(t.tree.c.id == 1).with_for_update()
+)
+_LOCK_HEAD = DriverStatement(
+    sa.select(t.runs.c.head_seq, t.runs.c.head_hash, t.runs.c.run_hash)
     .where(t.runs.c.run_id == sa.bindparam("run"))
     .with_for_update()
 )
 _SAME_ENTRY = sa.select(t.entries).where(
     t.entries.c.run_id == sa.bindparam("run"), t.entries.c.dedup_key == sa.bindparam("key")
 )
-_INSERT_NEW_ENTRY = InsertIfAbsent(t.entries, key=("run_id", "dedup_key"))
-_ADVANCE_HEAD = (
+_INSERT_ENTRY = DriverStatement(t.entries.insert())
+_INSERT_ENTRY_IF_ABSENT = DriverStatement(
+    postgresql.insert(t.entries).on_conflict_do_nothing(index_elements=["run_id", "dedup_key"])
+)
+_ADVANCE_HEAD = DriverStatement(
     t.runs.update()
     .where(t.runs.c.run_id == sa.bindparam("run"))
     .values(head_seq=sa.bindparam("new_seq"), head_hash=sa.bindparam("new_hash"))
+)
+_GROW_LOG = DriverStatement(
+    t.tree.update()
+    .where(t.tree.c.id == 1)
+    .values(size=sa.bindparam("new_size"), frontier=sa.bindparam("new_frontier"))
 )
 
 
@@ -84,10 +102,11 @@ class Prepared:
 
 @dataclass(frozen=True, kw_only=True)
 class Head:
-    """A run's chain head, as read under its lock."""
+    """A run's chain head and record hash, as read under its lock."""
 
     seq: int
     hash: str
+    run_hash: str
 
 
 def prepare(
@@ -128,72 +147,149 @@ def prepare(
             content_sha256=digest,
             metadata=meta,
             metadata_text=meta_text,
+            is_text=is_text,
         ),
     )
 
 
-def lock_head(conn: Connection, run_id: str) -> Head:
-    """The run's head, locked until the transaction ends (SQLite: the transaction
-    already holds the database's write lock; PostgreSQL: ``SELECT … FOR UPDATE``)."""
-    row = conn.execute(_LOCK_HEAD, {"run": run_id}).first()
-    if row is None:
-        raise UnknownRun(f"no run {run_id!r} in this ledger; start one with start_run()")
-    return Head(seq=row.head_seq, hash=row.head_hash)
+class Appender:
+    """The write path of one transaction: the Merkle log and one run's head, locked
+    once, then any number of entries, then the new head and log size written once.
+
+    The log's row is locked first and the run's head second, in every transaction, so
+    two appenders never wait on each other in opposite orders. On SQLite the
+    transaction already holds the database's write lock (``BEGIN IMMEDIATE``); on
+    PostgreSQL the log's row lock serialises every append, which is what gives the
+    log one append order across runs.
+    """
+
+    def __init__(self, conn: Connection, run_id: str, head: Head | None = None) -> None:
+        self._conn = conn
+        self.run_id = run_id
+        self._frontier: Frontier | None = None
+        self._log_size = 0
+        self._head = head
+        self._start_seq = head.seq if head is not None else 0
+
+    def lock(self) -> None:
+        """Lock the log's row, then the run's head (unless the head was given: a run
+        this transaction created, which nobody else can see). Done on the first write,
+        so that a batch that appends nothing locks nothing."""
+        if self._frontier is not None:
+            return
+        row = _LOCK_LOG(self._conn, {}).first()
+        if row is None:
+            raise DatabaseError("the ledger's log row is missing: run `assay db upgrade`")
+        self._frontier = Frontier.from_bytes(int(row[0]), bytes(row[1]))
+        self._log_size = self._frontier.size
+        if self._head is None:
+            found = _LOCK_HEAD(self._conn, {"run": self.run_id}).first()
+            if found is None:
+                raise UnknownRun(
+                    f"no run {self.run_id!r} in this ledger; start one with start_run()"
+                )
+            self._head = Head(seq=int(found[0]), hash=found[1], run_hash=found[2])
+            self._start_seq = self._head.seq
+
+    def write(self, item: Prepared) -> tuple[LedgerEntry, bool]:
+        """Append ``item`` after the head: the entry and whether it was written (an
+        identical entry already stored is returned instead, and nothing moves)."""
+        self.lock()
+        head, log = self._head, self._frontier
+        assert head is not None and log is not None  # lock() set both
+        seq = head.seq + 1
+        created_at = datetime.now(UTC)
+        hash_hex = entry_hash(
+            run_id=item.run_id,
+            seq=seq,
+            kind=item.kind,
+            source=item.source,
+            content_sha256=item.digest,
+            metadata=item.metadata,
+            prev_hash=head.hash,
+            metadata_text=item.metadata_text,
+            extra=format2_fields(
+                is_text=item.is_text, created_at=created_at, run_record=head.run_hash
+            ),
+        )
+        frontier = log.copy()
+        leaf_index = frontier.size
+        subtrees = b"".join(frontier.append(leaf_hash(bytes.fromhex(hash_hex))))
+        entry = LedgerEntry(
+            id=entry_id_for(hash_hex),
+            run_id=item.run_id,
+            seq=seq,
+            kind=item.kind,
+            source=item.source,
+            content=item.content,
+            sha256=item.digest,
+            metadata=item.metadata,
+            prev_hash=head.hash,
+            entry_hash=hash_hex,
+            created_at=created_at,
+            leaf_index=leaf_index,
+        )
+        conn = self._conn
+        row = {
+            "entry_id": entry.id,
+            "run_id": item.run_id,
+            "seq": seq,
+            "kind": item.kind,
+            "source": item.source,
+            "content": item.data,
+            "is_text": item.is_text,
+            "content_sha256": item.digest,
+            "metadata_json": item.metadata_text,
+            "prev_hash": head.hash,
+            "entry_hash": hash_hex,
+            "dedup_key": item.key,
+            "created_at": stored_timestamp(conn, created_at),
+            "format": ENTRY_FORMAT,
+            "leaf_index": leaf_index,
+            "subtrees": subtrees,
+        }
+        if not _insert_if_absent(conn, row):
+            existing = conn.execute(_SAME_ENTRY, {"run": item.run_id, "key": item.key}).first()
+            if existing is None:  # another key of the row was taken: not a repeated append
+                raise DatabaseError(f"could not append to run {item.run_id!r}: its entry exists")
+            return entry_from_row(existing), False
+        self._frontier = frontier
+        self._head = Head(seq=seq, hash=hash_hex, run_hash=head.run_hash)
+        return entry, True
+
+    def finish(self) -> None:
+        """Write the run's new head and the log's new size, once for all entries."""
+        head, log = self._head, self._frontier
+        if head is None or log is None:
+            return
+        if head.seq != self._start_seq:
+            _ADVANCE_HEAD(
+                self._conn, {"run": self.run_id, "new_seq": head.seq, "new_hash": head.hash}
+            )
+            self._start_seq = head.seq
+        if log.size != self._log_size:
+            _GROW_LOG(self._conn, {"new_size": log.size, "new_frontier": log.to_bytes()})
+            self._log_size = log.size
+
+    @property
+    def connection(self) -> Connection:
+        return self._conn
 
 
-def write(conn: Connection, head: Head, item: Prepared) -> tuple[LedgerEntry, Head, bool]:
-    """Append ``item`` after ``head``: the entry, the new head and whether it was written
-    (an identical entry already stored is returned instead, and the head stays).
+def _insert_if_absent(conn: Connection, row: Mapping[str, Any]) -> bool:
+    """Insert an entry unless its dedup key is taken; whether it was inserted.
 
-    The row is inserted unless its dedup key is taken (``ON CONFLICT DO NOTHING``),
-    and only then is the stored entry read: an append that writes costs two
-    statements, the insert and the head's advance, not a lookup before them."""
-    seq = head.seq + 1
-    hash_hex = entry_hash(
-        run_id=item.run_id,
-        seq=seq,
-        kind=item.kind,
-        source=item.source,
-        content_sha256=item.digest,
-        metadata=item.metadata,
-        prev_hash=head.hash,
-        metadata_text=item.metadata_text,
-    )
-    entry = LedgerEntry(
-        id=entry_id_for(hash_hex),
-        run_id=item.run_id,
-        seq=seq,
-        kind=item.kind,
-        source=item.source,
-        content=item.content,
-        sha256=item.digest,
-        metadata=item.metadata,
-        prev_hash=head.hash,
-        entry_hash=hash_hex,
-        created_at=datetime.now(UTC),
-    )
-    row = {
-        "entry_id": entry.id,
-        "run_id": item.run_id,
-        "seq": seq,
-        "kind": item.kind,
-        "source": item.source,
-        "content": item.data,
-        "is_text": item.is_text,
-        "content_sha256": item.digest,
-        "metadata_json": item.metadata_text,
-        "prev_hash": head.hash,
-        "entry_hash": hash_hex,
-        "dedup_key": item.key,
-        "created_at": entry.created_at,
-    }
-    if not _INSERT_NEW_ENTRY(conn, row):
-        existing = conn.execute(_SAME_ENTRY, {"run": item.run_id, "key": item.key}).first()
-        if existing is None:  # another key of the row was taken: not a repeated append
-            raise DatabaseError(f"could not append to run {item.run_id!r}: its entry exists")
-        return entry_from_row(existing), head, False
-    conn.execute(_ADVANCE_HEAD, {"run": item.run_id, "new_seq": seq, "new_hash": hash_hex})
-    return entry, Head(seq=seq, hash=hash_hex), True
+    PostgreSQL: ``ON CONFLICT (run_id, dedup_key) DO NOTHING``, which also waits for
+    a concurrent insert of the key. SQLite: a plain insert whose conflict is caught
+    (the migration's triggers refuse a taken key whatever the conflict clause; the
+    refused statement is undone alone and the transaction goes on)."""
+    if conn.dialect.name == "postgresql":
+        return _INSERT_ENTRY_IF_ABSENT(conn, row).rowcount == 1
+    try:
+        _INSERT_ENTRY(conn, row)
+    except IntegrityError:
+        return False
+    return True
 
 
 class LedgerBatch:
@@ -206,13 +302,11 @@ class LedgerBatch:
     nothing is kept, until the ``with`` block ends without an exception.
     """
 
-    def __init__(
-        self, conn: Connection, run_id: str, head: Head, *, max_content_bytes: int
-    ) -> None:
-        self._conn: Connection | None = conn
-        self._head = head
+    def __init__(self, appender: Appender, *, max_content_bytes: int) -> None:
+        self._appender: Appender | None = appender
+        self._conn: Connection | None = appender.connection
         self._max_content_bytes = max_content_bytes
-        self.run_id = run_id
+        self.run_id = appender.run_id
         #: The entries this batch wrote (not those it found already stored).
         self.written: list[LedgerEntry] = []
 
@@ -225,7 +319,7 @@ class LedgerBatch:
         metadata: Mapping[str, Any] | None = None,
     ) -> LedgerEntry:
         """Append one entry to the batch's run; see :meth:`Ledger.append`."""
-        if self._conn is None:
+        if self._appender is None:
             raise InvalidEntry("this ledger batch is closed: append inside its with block")
         item = prepare(
             self.run_id,
@@ -235,7 +329,7 @@ class LedgerBatch:
             metadata=metadata,
             max_content_bytes=self._max_content_bytes,
         )
-        entry, self._head, created = write(self._conn, self._head, item)
+        entry, created = self._appender.write(item)
         if created:
             self.written.append(entry)
         return entry
@@ -251,6 +345,7 @@ class LedgerBatch:
 
     def close(self) -> None:
         self._conn = None
+        self._appender = None
 
 
 # --- checks -------------------------------------------------------------------------
@@ -331,8 +426,8 @@ def _utc(value: datetime) -> datetime:
 _AT = {column.name: i for i, column in enumerate(t.entries.columns)}
 _ID, _RUN, _SEQ, _KIND, _SOURCE = (_AT[k] for k in ("entry_id", "run_id", "seq", "kind", "source"))
 _CONTENT, _IS_TEXT, _SHA = (_AT[k] for k in ("content", "is_text", "content_sha256"))
-_META, _PREV, _HASH, _CREATED = (
-    _AT[k] for k in ("metadata_json", "prev_hash", "entry_hash", "created_at")
+_META, _PREV, _HASH, _CREATED, _LEAF = (
+    _AT[k] for k in ("metadata_json", "prev_hash", "entry_hash", "created_at", "leaf_index")
 )
 
 
@@ -352,4 +447,5 @@ def entry_from_row(row: Row[Any]) -> LedgerEntry:
         prev_hash=values[_PREV],
         entry_hash=values[_HASH],
         created_at=_utc(values[_CREATED]),
+        leaf_index=values[_LEAF],
     )

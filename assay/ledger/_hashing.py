@@ -1,10 +1,18 @@
-"""Canonical JSON (RFC 8785) and the hashes of the chain."""
+"""Canonical JSON (RFC 8785) and the hashes of the chain.
+
+Two entry formats exist. Format 1 (entries written before migration 0006) hashes the
+run id, seq, kind, source, content digest, metadata and previous hash. Format 2, what
+every append writes now, also hashes the content's type (text or bytes), the entry's
+creation time and the run record (:func:`run_hash`: the run's id, creation time and
+metadata), so that nothing stored is outside a hash.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import rfc8785
@@ -166,6 +174,41 @@ def _safe_int(literal: str) -> int:
     return value
 
 
+#: The entry format every append writes (see the module's docstring).
+ENTRY_FORMAT = 2
+
+
+def timestamp_text(value: datetime) -> str:
+    """A creation time as it is hashed: UTC, microseconds, ``Z`` (both engines store
+    microseconds exactly, so the text read back is the text hashed)."""
+    utc = value.astimezone(UTC) if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def run_hash(
+    *, run_id: str, created_at: datetime, metadata: Mapping[str, Any], metadata_text: str
+) -> str:
+    """sha256 of a run record: its id, creation time and metadata (``metadata_text``
+    is its canonical JSON, spliced in as :func:`entry_hash` does)."""
+    fields: dict[str, str | int] = {
+        "format": ENTRY_FORMAT,
+        "run_id": run_id,
+        "created_at": timestamp_text(created_at),
+    }
+    return sha256_hex(_payload(fields, metadata, metadata_text))
+
+
+def format2_fields(*, is_text: bool, created_at: datetime, run_record: str) -> dict[str, str | int]:
+    """The fields format 2 adds to an entry's hash (``run_record`` is the run's
+    :func:`run_hash`)."""
+    return {
+        "format": ENTRY_FORMAT,
+        "content_type": "text" if is_text else "bytes",
+        "created_at": timestamp_text(created_at),
+        "run": run_record,
+    }
+
+
 def entry_hash(
     *,
     run_id: str,
@@ -176,11 +219,13 @@ def entry_hash(
     metadata: Mapping[str, Any],
     prev_hash: str,
     metadata_text: str | None = None,
+    extra: Mapping[str, str | int] | None = None,
 ) -> str:
     """sha256 of the canonical JSON of the fields that an entry's identity rests on.
 
     ``metadata_text``, when given, is ``metadata``'s canonical JSON already made (the
-    append path has it): it is spliced in rather than made again.
+    append path has it): it is spliced in rather than made again. ``extra`` holds
+    the fields of format 2 (:func:`format2_fields`); without it the hash is format 1's.
     """
     fields: dict[str, str | int] = {
         "run_id": run_id,
@@ -190,6 +235,8 @@ def entry_hash(
         "sha256": content_sha256,
         "prev_hash": prev_hash,
     }
+    if extra:
+        fields.update(extra)
     return sha256_hex(_payload(fields, metadata, metadata_text))
 
 
@@ -201,15 +248,20 @@ def dedup_key(
     content_sha256: str,
     metadata: Mapping[str, Any],
     metadata_text: str | None = None,
+    is_text: bool | None = None,
 ) -> str:
     """Identity of an append request: identical requests map to the same entry.
-    ``metadata_text`` as for :func:`entry_hash`."""
+    ``metadata_text`` as for :func:`entry_hash`. With ``is_text`` (format 2) the
+    content's type is part of the identity: ``b"x"`` and ``"x"`` are two entries."""
     fields: dict[str, str | int] = {
         "run_id": run_id,
         "kind": kind,
         "source": source,
         "sha256": content_sha256,
     }
+    if is_text is not None:
+        fields["format"] = ENTRY_FORMAT
+        fields["content_type"] = "text" if is_text else "bytes"
     return sha256_hex(_payload(fields, metadata, metadata_text))
 
 

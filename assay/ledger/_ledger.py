@@ -11,34 +11,41 @@ one commit, which is what a component that records several things at once uses.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import os
 import secrets
 import threading
 from collections.abc import Callable, Generator, Iterable, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine, Row
 
 from assay._db import driver_errors, read_connection, write_transaction
-from assay._limits import MAX_RUN_ID_CHARS, check_text
-from assay.errors import InvalidEntry, UnknownEntry, UnknownKind, UnknownRun
+from assay._limits import MAX_RUN_ID_CHARS, check_text, safe_repr
+from assay.errors import InvalidEntry, LedgerError, UnknownEntry, UnknownKind, UnknownRun
+from assay.ledger import _log
 from assay.ledger import _tables as t
 from assay.ledger._append import (
+    Appender,
     Head,
     LedgerBatch,
+    Prepared,
     check_kind,
     check_run_id,
     checked_metadata,
     entry_from_row,
-    lock_head,
     prepare,
-    write,
 )
-from assay.ledger._hashing import entry_hash, entry_id_for, sha256_hex
+from assay.ledger._audit import verify_log, verify_run
+from assay.ledger._bundle import make_bundle
+from assay.ledger._checkpoint import Checkpoint, Signer
+from assay.ledger._hashing import run_hash
+from assay.ledger._log import InclusionProof
 from assay.ledger._records import (
     ALL_KINDS,
     EVIDENCE_KINDS,
@@ -49,6 +56,7 @@ from assay.ledger._records import (
 )
 
 DEFAULT_MAX_CONTENT_BYTES = 10 * 1024 * 1024
+_ENTRY_FIELDS = frozenset({"kind", "source", "content", "metadata"})
 _VERIFY_BATCH = 500
 # Statements run on every call, built once (see the write path's in ``_append``).
 _INSERT_RUN = t.runs.insert()
@@ -132,23 +140,29 @@ class Ledger:
 
         Raises :class:`~assay.errors.InvalidMetadata` as :meth:`start_run` does.
         """
-        _, meta_text = checked_metadata(metadata)
+        meta, meta_text = checked_metadata(metadata)
         run_id = "run_" + secrets.token_hex(16)
+        created_at = datetime.now(UTC)
+        record = run_hash(
+            run_id=run_id, created_at=created_at, metadata=meta, metadata_text=meta_text
+        )
         with driver_errors(), write_transaction(self._engine) as conn:
             conn.execute(
                 _INSERT_RUN,
                 {
                     "run_id": run_id,
-                    "created_at": datetime.now(UTC),
+                    "created_at": created_at,
                     "metadata_json": meta_text,
                     "head_seq": 0,
                     "head_hash": GENESIS_HASH,
+                    "run_hash": record,
                 },
             )
-            head = Head(seq=0, hash=GENESIS_HASH)
-            batch = LedgerBatch(conn, run_id, head, max_content_bytes=self.max_content_bytes)
+            appender = Appender(conn, run_id, Head(seq=0, hash=GENESIS_HASH, run_hash=record))
+            batch = LedgerBatch(appender, max_content_bytes=self.max_content_bytes)
             try:
                 yield batch
+                appender.finish()
             finally:
                 batch.close()
         self._known_runs.add(run_id)
@@ -187,11 +201,61 @@ class Ledger:
             max_content_bytes=self.max_content_bytes,
         )
         with driver_errors(), write_transaction(self._engine) as conn:
-            entry, _, created = write(conn, lock_head(conn, run_id), item)
+            appender = Appender(conn, run_id)
+            entry, created = appender.write(item)
             if created and on_append is not None:
                 on_append(conn, entry)
+            appender.finish()
         self._known_runs.add(run_id)
         return entry
+
+    def append_many(self, run_id: str, entries: Iterable[Mapping[str, Any]]) -> list[LedgerEntry]:
+        """Append several entries to ``run_id`` in one transaction and return them in
+        order: ``entries`` are mappings of :meth:`append`'s keyword arguments
+        (``kind``, ``source``, ``content`` and optionally ``metadata``).
+
+        Every entry is checked before anything is written; one bad entry raises the
+        error :meth:`append` would (its message names the entry's position) and
+        writes none of them. An entry identical to one already stored, or to an
+        earlier one of the same call, is returned as stored and written once.
+        """
+        check_run_id(run_id)
+        items = [self._prepared(run_id, position, spec) for position, spec in enumerate(entries)]
+        if not items:
+            self.require_run(run_id)
+            return []
+        with driver_errors(), write_transaction(self._engine) as conn:
+            appender = Appender(conn, run_id)
+            written = [appender.write(item)[0] for item in items]
+            appender.finish()
+        self._known_runs.add(run_id)
+        return written
+
+    def _prepared(self, run_id: str, position: int, spec: object) -> Prepared:
+        if not isinstance(spec, Mapping):
+            raise InvalidEntry(
+                f"entry {position}: an entry is a mapping of kind, source, content and "
+                f"metadata, not {type(spec).__name__}"
+            )
+        fields = cast("Mapping[str, Any]", spec)
+        unknown = sorted(str(k) for k in fields if k not in _ENTRY_FIELDS)
+        missing = [k for k in ("kind", "source", "content") if k not in fields]
+        if unknown or missing:
+            parts = [f"unknown field(s) {', '.join(unknown)}"] if unknown else []
+            parts += [f"missing {', '.join(missing)}"] if missing else []
+            raise InvalidEntry(f"entry {position}: {'; '.join(parts)}")
+        try:
+            return prepare(
+                run_id,
+                kind=fields["kind"],
+                source=fields["source"],
+                content=fields["content"],
+                metadata=fields.get("metadata"),
+                max_content_bytes=self.max_content_bytes,
+            )
+        except LedgerError as exc:
+            exc.args = (f"entry {position}: {exc.args[0] if exc.args else exc}",)
+            raise
 
     @contextmanager
     def batch(self, run_id: str) -> Generator[LedgerBatch, None, None]:
@@ -209,11 +273,12 @@ class Ledger:
         """
         check_run_id(run_id)
         with driver_errors(), write_transaction(self._engine) as conn:
-            batch = LedgerBatch(
-                conn, run_id, lock_head(conn, run_id), max_content_bytes=self.max_content_bytes
-            )
+            appender = Appender(conn, run_id)
+            appender.lock()  # an unknown run is refused at once, not at the first append
+            batch = LedgerBatch(appender, max_content_bytes=self.max_content_bytes)
             try:
                 yield batch
+                appender.finish()
             finally:
                 batch.close()
         self._known_runs.add(run_id)
@@ -308,96 +373,128 @@ class Ledger:
             rows = conn.execute(sa.select(t.runs).order_by(t.runs.c.created_at, t.runs.c.run_id))
             return [_run_from_row(row) for row in rows]
 
+    # --- the Merkle log ---------------------------------------------------------------
+
+    def tree_size(self) -> int:
+        """How many entries the Merkle log holds (every entry of every run)."""
+        with driver_errors(), self._engine.connect() as conn:
+            return _log.tree_size(conn)
+
+    def root(self, tree_size: int | None = None) -> tuple[int, bytes]:
+        """The log's size and RFC 6962 root hash, now or at an earlier ``tree_size``."""
+        with driver_errors(), self._engine.connect() as conn, conn.begin():
+            return _log.root_at(conn, tree_size)
+
+    def checkpoint(
+        self, key: str | os.PathLike[str] | Signer | None = None, *, origin: str | None = None
+    ) -> str:
+        """A signed checkpoint of the log as it stands: C2SP ``tlog-checkpoint`` text
+        (origin, size, base64 root) in a signed note (Ed25519).
+
+        ``key`` is the signing key (see :func:`load_signer`: a key's text, a file, or
+        by default ``ASSAY_LEDGER_KEY`` / ``ASSAY_LEDGER_KEY_FILE``); ``origin`` names
+        the log and defaults to the key's name. Keep the checkpoints somewhere the
+        database's operator cannot rewrite: ``witness`` later proves the log still
+        extends them.
+        """
+        signer = _log.load_signer(key)
+        with driver_errors(), self._engine.connect() as conn, conn.begin():
+            return _log.signed_checkpoint(conn, signer, origin)
+
+    def inclusion_proof(self, entry_id: str, tree_size: int | None = None) -> InclusionProof:
+        """The proof that ``entry_id`` is a leaf of the log at ``tree_size`` (default:
+        now). :class:`~assay.errors.UnknownEntry` for an id the ledger does not hold."""
+        if not _usable_id(entry_id):
+            raise UnknownEntry(f"no ledger entry {safe_repr(entry_id, 80)}")
+        with driver_errors(), self._engine.connect() as conn, conn.begin():
+            return _log.prove_inclusion(conn, entry_id, tree_size)
+
+    def consistency_proof(self, old_size: int, new_size: int | None = None) -> list[bytes]:
+        """The proof that the log at ``new_size`` (default: now) extends the log at
+        ``old_size`` unchanged (RFC 9162 §2.1.4)."""
+        with driver_errors(), self._engine.connect() as conn, conn.begin():
+            return _log.prove_consistency(conn, old_size, new_size)
+
+    def export_bundle(self, run_id: str, key: str | os.PathLike[str] | Signer | None = None) -> str:
+        """An offline audit bundle of one run: its entries, each with its inclusion
+        proof, and a signed checkpoint they are proved against (see
+        :func:`assay.ledger.verify_bundle`). Signing key as for :meth:`checkpoint`."""
+        signer = _log.load_signer(key)
+        check_run_id(run_id)
+        with driver_errors(), self._engine.connect() as conn, conn.begin():
+            note = _log.signed_checkpoint(conn, signer)
+            size = Checkpoint.parse(note.split("\n\n", 1)[0] + "\n").size
+            row = conn.execute(_RUN, {"run": run_id}).first()
+            if row is None:
+                raise UnknownRun(f"no run {run_id!r} in this ledger")
+            run = _run_from_row(row)
+            formats = {
+                str(entry_id): int(fmt)
+                for entry_id, fmt in conn.execute(
+                    sa.select(t.entries.c.entry_id, t.entries.c.format).where(
+                        t.entries.c.run_id == run_id
+                    )
+                )
+            }
+            items = [
+                (
+                    entry,
+                    int(formats[entry.id]),
+                    _log.prove_inclusion(conn, entry.id, size).hashes,
+                )
+                for entry in (
+                    entry_from_row(r) for r in conn.execute(_RUN_ENTRIES, {"run": run_id})
+                )
+            ]
+        return make_bundle(note, run, items)
+
     # --- verification ---------------------------------------------------------------
 
     def verify(self, run_id: str | None = None) -> ChainReport:
-        """Re-derive every hash of one run (or of all runs) from the stored rows.
+        """Re-derive every hash of one run (or of all runs and the Merkle log) from the
+        stored rows.
 
-        Detects edited content, kind, source or metadata, an edited hash, a removed,
-        inserted or reordered entry, and a head that no longer matches the chain.
-        Stops at the first bad entry and names it.
+        Detects an edit of any stored field (content and its type, kind, source,
+        metadata, creation times, the run's record, any hash), a removed, inserted or
+        reordered entry, a head that no longer matches the chain, and, when every run
+        is checked, a log whose leaves or subtree hashes no longer match the entries.
+        Whatever a column holds, the answer is a report naming the first bad entry
+        and why, never an exception about the data. Raises
+        :class:`~assay.errors.UnknownRun` only for a run id the ledger does not hold.
         """
         if run_id is not None:
             check_run_id(run_id)
-        run_ids = [run_id] if run_id is not None else [r.run_id for r in self.runs()]
-        checked = 0
         with driver_errors(), self._engine.connect() as conn:
+            run_ids = [run_id] if run_id is not None else _stored_run_ids(conn)
+            checked = 0
             for rid in run_ids:
-                head = conn.execute(sa.select(t.runs).where(t.runs.c.run_id == rid)).first()
-                if head is None:
+                report = verify_run(conn, rid)
+                if report is None:
                     raise UnknownRun(f"no run {rid!r} in this ledger")
-                report = _verify_run(conn, head)
                 checked += report.checked
                 if not report.ok:
+                    return dataclasses.replace(report, checked=checked, runs=len(run_ids))
+            if run_id is None:
+                log = verify_log(conn)
+                if not log.ok:
                     return ChainReport(
                         ok=False,
                         checked=checked,
-                        first_bad_seq=report.first_bad_seq,
-                        reason=report.reason,
-                        run_id=rid,
-                        entry_id=report.entry_id,
+                        reason=f"Merkle log, leaf {log.leaf_index}: {log.reason}"
+                        if log.leaf_index is not None
+                        else f"Merkle log: {log.reason}",
+                        run_id=log.run_id,
+                        entry_id=log.entry_id,
                         runs=len(run_ids),
                     )
         return ChainReport(ok=True, checked=checked, runs=len(run_ids))
 
 
-def _verify_run(conn: sa.Connection, head: Row[Any]) -> ChainReport:
-    expected_seq, prev_hash, checked = 1, GENESIS_HASH, 0
-    rows = conn.execution_options(yield_per=_VERIFY_BATCH).execute(
-        sa.select(t.entries).where(t.entries.c.run_id == head.run_id).order_by(t.entries.c.seq)
-    )
-    for row in rows:
-        reason = _row_problem(row, expected_seq, prev_hash)
-        if reason is not None:
-            rows.close()
-            bad_seq = expected_seq if row.seq != expected_seq else row.seq
-            return ChainReport(
-                ok=False,
-                checked=checked,
-                first_bad_seq=bad_seq,
-                reason=reason,
-                entry_id=row.entry_id,
-            )
-        checked += 1
-        expected_seq, prev_hash = row.seq + 1, row.entry_hash
-    if head.head_seq != expected_seq - 1 or head.head_hash != prev_hash:
-        return ChainReport(
-            ok=False,
-            checked=checked,
-            first_bad_seq=expected_seq,
-            reason=(
-                f"the run's head is seq {head.head_seq} but the chain ends at seq "
-                f"{expected_seq - 1}: entries were removed or the head was edited"
-            ),
-        )
-    return ChainReport(ok=True, checked=checked)
-
-
-def _row_problem(row: Row[Any], expected_seq: int, prev_hash: str) -> str | None:
-    if row.seq != expected_seq:
-        return f"entry seq {expected_seq} is missing (the next stored entry is seq {row.seq})"
-    if sha256_hex(bytes(row.content)) != row.content_sha256:
-        return "content was edited: its sha256 no longer matches the stored digest"
-    if row.prev_hash != prev_hash:
-        return f"broken link: prev_hash does not match the hash of entry seq {row.seq - 1}"
-    try:
-        meta = json.loads(row.metadata_json)
-    except ValueError:
-        return "metadata was edited: it is no longer valid JSON"
-    recomputed = entry_hash(
-        run_id=row.run_id,
-        seq=row.seq,
-        kind=row.kind,
-        source=row.source,
-        content_sha256=row.content_sha256,
-        metadata=meta,
-        prev_hash=row.prev_hash,
-    )
-    if recomputed != row.entry_hash:
-        return "entry hash mismatch: kind, source, metadata, digest or hash was edited"
-    if row.entry_id != entry_id_for(row.entry_hash):
-        return "entry id does not match the entry hash"
-    return None
+def _stored_run_ids(conn: Connection) -> list[str]:
+    """Every run id, oldest run first; ids a tamperer made unreadable are skipped here
+    and caught by the log's check, which covers every entry whatever its run."""
+    rows = conn.exec_driver_sql("SELECT run_id FROM ledger_runs ORDER BY created_at, run_id")
+    return [value for (value,) in rows if isinstance(value, str)]
 
 
 def _usable_id(value: object) -> bool:
@@ -415,6 +512,7 @@ def _run_from_row(row: Row[Any]) -> RunInfo:
         metadata=json.loads(row.metadata_json),
         head_seq=row.head_seq,
         head_hash=row.head_hash,
+        run_hash=row.run_hash,
     )
 
 

@@ -38,6 +38,8 @@ class LedgerEntry:
     prev_hash: str
     entry_hash: str
     created_at: datetime
+    #: The entry's position in the Merkle log over the whole ledger (append order).
+    leaf_index: int
 
     @property
     def is_evidence(self) -> bool:
@@ -59,13 +61,15 @@ class LedgerEntry:
 
 @dataclass(frozen=True, kw_only=True)
 class RunInfo:
-    """A run and its chain head (``head_seq`` 0 and the genesis hash when empty)."""
+    """A run and its chain head (``head_seq`` 0 and the genesis hash when empty).
+    ``run_hash`` covers the run's id, creation time and metadata; every entry binds it."""
 
     run_id: str
     created_at: datetime
     metadata: dict[str, Any]
     head_seq: int
     head_hash: str
+    run_hash: str
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,4 +1,4 @@
-"""SQLAlchemy Core tables of the ledger; the migration 0001_ledger creates them."""
+"""SQLAlchemy Core tables of the ledger; migrations 0001 and 0006 create them."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ runs = sa.Table(
     sa.Column("metadata_json", sa.Text(), nullable=False),
     sa.Column("head_seq", sa.Integer(), nullable=False),
     sa.Column("head_hash", sa.String(64), nullable=False),
+    # The hash of the run record (id, creation time, metadata); every entry of
+    # format 2 binds it into its own hash. Runs made before 0006 got it then.
+    sa.Column("run_hash", sa.String(64), nullable=False),
 )
 
 entries = sa.Table(
@@ -32,4 +35,21 @@ entries = sa.Table(
     sa.Column("entry_hash", sa.String(64), nullable=False),
     sa.Column("dedup_key", sa.String(64), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    # 1: entries written before migration 0006 (the hash leaves out the content's
+    # type, the creation time and the run record); 2: everything stored is hashed.
+    sa.Column("format", sa.Integer(), nullable=False),
+    # The entry's position in the Merkle log over the whole database (append order)
+    # and the hashes of the complete subtrees that end at it, level 0 (the leaf) first.
+    sa.Column("leaf_index", sa.BigInteger(), nullable=False),
+    sa.Column("subtrees", sa.LargeBinary(), nullable=False),
+)
+
+#: One row: the Merkle log's size and frontier (the compact range), so an append
+#: hashes its new subtrees without reading earlier leaves.
+tree = sa.Table(
+    "ledger_tree",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("size", sa.BigInteger(), nullable=False),
+    sa.Column("frontier", sa.LargeBinary(), nullable=False),
 )

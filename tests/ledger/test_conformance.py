@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from datetime import UTC
 
 import pytest
 import sqlalchemy as sa
@@ -59,6 +60,11 @@ def test_append_links_entries_into_a_chain(plane: ControlPlane) -> None:
                 "sha256": b.sha256,
                 "metadata": {"line": 14},
                 "prev_hash": a.entry_hash,
+                # format 2 also hashes the content's type, the creation time and the run
+                "format": 2,
+                "content_type": "bytes",
+                "created_at": b.created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                "run": plane.ledger.run(run).run_hash,
             }
         )
     ).hexdigest()
@@ -167,7 +173,13 @@ def test_content_limit_is_exact(db_url: str) -> None:
         "UPDATE ledger_runs SET metadata_json = '{}'",
         "UPDATE ledger_runs SET head_seq = 0",
         "INSERT INTO ledger_entries SELECT 'led_x', run_id, 9, kind, source, content, is_text, "
-        "content_sha256, metadata_json, prev_hash, 'h', 'd', created_at FROM ledger_entries",
+        "content_sha256, metadata_json, prev_hash, 'h', 'd', created_at, format, "
+        "leaf_index + 1, subtrees FROM ledger_entries",
+        "UPDATE ledger_tree SET size = size + 1",
+        "UPDATE ledger_tree SET frontier = :blob",
+        "DELETE FROM ledger_tree",
+        "INSERT INTO ledger_tree (id, size, frontier) VALUES (2, 0, :blob)",
+        "UPDATE ledger_runs SET run_hash = '" + "0" * 64 + "'",
     ],
 )
 def test_the_database_refuses_changes_from_any_client(plane: ControlPlane, statement: str) -> None:
