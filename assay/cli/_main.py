@@ -29,6 +29,7 @@ from assay.cli._common import (
     open_plane,
 )
 from assay.cli._gate import gate_app
+from assay.cli._ledger import ledger_app
 from assay.cli._render import (
     render_audit,
     render_paused,
@@ -44,7 +45,6 @@ from assay.fence import RunResult
 from assay.ledger import LedgerEntry
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
-ledger_app = typer.Typer(no_args_is_help=True, help="Show and verify the ledger.")
 db_app = typer.Typer(no_args_is_help=True, help="The database schema (Alembic).")
 app.add_typer(ledger_app, name="ledger")
 app.add_typer(db_app, name="db")

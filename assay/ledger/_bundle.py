@@ -157,7 +157,14 @@ def verify_bundle(text: str | bytes, verifier_key: str | Verifier) -> VerifiedBu
         raise InvalidProof(f"the bundle cannot be re-encoded: {exc}") from None
     if canonical != text.strip():
         raise InvalidProof("the bundle is not in canonical form: it was edited or re-encoded")
-    checkpoint = verify_checkpoint(_string(bundle.get("checkpoint"), "checkpoint"), verifier_key)
+    verifier = (
+        verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(verifier_key)
+    )
+    checkpoint = verify_checkpoint(_string(bundle.get("checkpoint"), "checkpoint"), verifier)
+    if checkpoint.origin != verifier.name:
+        raise InvalidProof(
+            f"the checkpoint is of the log {checkpoint.origin!r}, not {verifier.name!r}"
+        )
     run = _run(_object(bundle.get("run"), "run"))
     raw_entries = bundle.get("entries")
     if not isinstance(raw_entries, list):

@@ -18,6 +18,7 @@ def tamper(url: str, *statements: str) -> None:
             if engine.dialect.name == "postgresql":
                 conn.execute(sa.text("ALTER TABLE ledger_entries DISABLE TRIGGER USER"))
                 conn.execute(sa.text("ALTER TABLE ledger_runs DISABLE TRIGGER USER"))
+                conn.execute(sa.text("ALTER TABLE ledger_tree DISABLE TRIGGER USER"))
             else:
                 names = conn.execute(
                     sa.text("SELECT name FROM sqlite_master WHERE type = 'trigger'")
