@@ -6,6 +6,7 @@ catches."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -196,10 +197,10 @@ def _rewrite_history(url: str, run: str, new_text: str) -> None:
         engine.dispose()
 
 
-def plane_time(value: object):  # noqa: ANN201 - a datetime, as the ledger hashed it
-    from assay.ledger._audit import _timestamp  # pyright: ignore[reportPrivateUsage]
-
-    return _timestamp(value, "time")
+def plane_time(value: datetime | str) -> datetime:
+    """A stored creation time as the ledger hashed it (SQLite stores naive UTC text)."""
+    parsed = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def _blob(url: str, hexed: str) -> str:
