@@ -13,7 +13,7 @@ entries put it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -68,6 +68,11 @@ _LOCK_HEAD = DriverStatement(
 _SAME_ENTRY = sa.select(t.entries).where(
     t.entries.c.run_id == sa.bindparam("run"), t.entries.c.dedup_key == sa.bindparam("key")
 )
+_SAME_ENTRIES = sa.select(t.entries).where(
+    t.entries.c.run_id == sa.bindparam("run"),
+    t.entries.c.dedup_key.in_(sa.bindparam("keys", expanding=True)),
+)
+_KEY_CHUNK = 500
 _INSERT_ENTRY = DriverStatement(t.entries.insert())
 _INSERT_ENTRY_IF_ABSENT = DriverStatement(
     postgresql.insert(t.entries).on_conflict_do_nothing(index_elements=["run_id", "dedup_key"])
@@ -177,13 +182,13 @@ class Appender:
         so that a batch that appends nothing locks nothing."""
         if self._frontier is not None:
             return
-        row = _LOCK_LOG(self._conn, {}).first()
+        row = _LOCK_LOG.first(self._conn, {})
         if row is None:
             raise DatabaseError("the ledger's log row is missing: run `assay db upgrade`")
         self._frontier = Frontier.from_bytes(int(row[0]), bytes(row[1]))
         self._log_size = self._frontier.size
         if self._head is None:
-            found = _LOCK_HEAD(self._conn, {"run": self.run_id}).first()
+            found = _LOCK_HEAD.first(self._conn, {"run": self.run_id})
             if found is None:
                 raise UnknownRun(
                     f"no run {self.run_id!r} in this ledger; start one with start_run()"
@@ -195,6 +200,52 @@ class Appender:
         """Append ``item`` after the head: the entry and whether it was written (an
         identical entry already stored is returned instead, and nothing moves)."""
         self.lock()
+        entry, row, frontier = self._next(item)
+        if not _insert_if_absent(self._conn, row):
+            existing = self._conn.execute(
+                _SAME_ENTRY, {"run": item.run_id, "key": item.key}
+            ).first()
+            if existing is None:  # another key of the row was taken: not a repeated append
+                raise DatabaseError(f"could not append to run {item.run_id!r}: its entry exists")
+            return entry_from_row(existing), False
+        self._advance(entry, frontier)
+        return entry, True
+
+    def write_many(self, items: Sequence[Prepared]) -> list[LedgerEntry]:
+        """Append ``items`` in order with one ``executemany``: the entries, those
+        already stored (or repeated within ``items``) returned as stored.
+
+        The dedup keys are looked up first, in one query per 500; under the log's
+        lock no other transaction can store one of them meanwhile, so every row sent
+        is new and the insert needs no conflict handling."""
+        self.lock()
+        stored = self._stored_by_key({item.key for item in items})
+        entries: list[LedgerEntry] = []
+        rows: list[dict[str, Any]] = []
+        for item in items:
+            found = stored.get(item.key)
+            if found is None:
+                found, row, frontier = self._next(item)
+                self._advance(found, frontier)
+                stored[item.key] = found
+                rows.append(row)
+            entries.append(found)
+        if rows:
+            _INSERT_ENTRY.many(self._conn, rows)
+        return entries
+
+    def _stored_by_key(self, keys: set[str]) -> dict[str, LedgerEntry]:
+        ordered = sorted(keys)
+        found: dict[str, LedgerEntry] = {}
+        for start in range(0, len(ordered), _KEY_CHUNK):
+            chunk = ordered[start : start + _KEY_CHUNK]
+            for row in self._conn.execute(_SAME_ENTRIES, {"run": self.run_id, "keys": chunk}):
+                entry = entry_from_row(row)
+                found[row.dedup_key] = entry
+        return found
+
+    def _next(self, item: Prepared) -> tuple[LedgerEntry, dict[str, Any], Frontier]:
+        """The entry ``item`` becomes after the head, its row, and the log with it."""
         head, log = self._head, self._frontier
         assert head is not None and log is not None  # lock() set both
         seq = head.seq + 1
@@ -229,7 +280,6 @@ class Appender:
             created_at=created_at,
             leaf_index=leaf_index,
         )
-        conn = self._conn
         row = {
             "entry_id": entry.id,
             "run_id": item.run_id,
@@ -243,19 +293,17 @@ class Appender:
             "prev_hash": head.hash,
             "entry_hash": hash_hex,
             "dedup_key": item.key,
-            "created_at": stored_timestamp(conn, created_at),
+            "created_at": stored_timestamp(self._conn, created_at),
             "format": ENTRY_FORMAT,
             "leaf_index": leaf_index,
             "subtrees": subtrees,
         }
-        if not _insert_if_absent(conn, row):
-            existing = conn.execute(_SAME_ENTRY, {"run": item.run_id, "key": item.key}).first()
-            if existing is None:  # another key of the row was taken: not a repeated append
-                raise DatabaseError(f"could not append to run {item.run_id!r}: its entry exists")
-            return entry_from_row(existing), False
+        return entry, row, frontier
+
+    def _advance(self, entry: LedgerEntry, frontier: Frontier) -> None:
+        assert self._head is not None
         self._frontier = frontier
-        self._head = Head(seq=seq, hash=hash_hex, run_hash=head.run_hash)
-        return entry, True
+        self._head = Head(seq=entry.seq, hash=entry.entry_hash, run_hash=self._head.run_hash)
 
     def finish(self) -> None:
         """Write the run's new head and the log's new size, once for all entries."""
@@ -263,12 +311,12 @@ class Appender:
         if head is None or log is None:
             return
         if head.seq != self._start_seq:
-            _ADVANCE_HEAD(
+            _ADVANCE_HEAD.run(
                 self._conn, {"run": self.run_id, "new_seq": head.seq, "new_hash": head.hash}
             )
             self._start_seq = head.seq
         if log.size != self._log_size:
-            _GROW_LOG(self._conn, {"new_size": log.size, "new_frontier": log.to_bytes()})
+            _GROW_LOG.run(self._conn, {"new_size": log.size, "new_frontier": log.to_bytes()})
             self._log_size = log.size
 
     @property
@@ -284,9 +332,9 @@ def _insert_if_absent(conn: Connection, row: Mapping[str, Any]) -> bool:
     (the migration's triggers refuse a taken key whatever the conflict clause; the
     refused statement is undone alone and the transaction goes on)."""
     if conn.dialect.name == "postgresql":
-        return _INSERT_ENTRY_IF_ABSENT(conn, row).rowcount == 1
+        return _INSERT_ENTRY_IF_ABSENT.run(conn, row) == 1
     try:
-        _INSERT_ENTRY(conn, row)
+        _INSERT_ENTRY.run(conn, row)
     except IntegrityError:
         return False
     return True

@@ -226,7 +226,7 @@ class Ledger:
             return []
         with driver_errors(), write_transaction(self._engine) as conn:
             appender = Appender(conn, run_id)
-            written = [appender.write(item)[0] for item in items]
+            written = appender.write_many(items)
             appender.finish()
         self._known_runs.add(run_id)
         return written

@@ -134,18 +134,24 @@ _POSTGRES_DDL = [
     """
     CREATE OR REPLACE FUNCTION assay_ledger_next_link() RETURNS trigger
     LANGUAGE plpgsql AS $$
+    DECLARE
+        last_seq integer;
+        last_hash text;
+        last_leaf bigint;
     BEGIN
+        -- The run exists (its foreign key says so); its last entry is one index probe,
+        -- the log's last leaf another.
+        SELECT e.seq, e.entry_hash INTO last_seq, last_hash FROM ledger_entries e
+        WHERE e.run_id = NEW.run_id ORDER BY e.seq DESC LIMIT 1;
+        IF NOT FOUND THEN
+            last_seq := 0;
+            last_hash := repeat('0', 64);
+        END IF;
+        SELECT max(e.leaf_index) INTO last_leaf FROM ledger_entries e;
         IF NEW.format IS DISTINCT FROM 2
-           OR NOT EXISTS (SELECT 1 FROM ledger_runs r WHERE r.run_id = NEW.run_id)
-           OR NEW.seq IS DISTINCT FROM (
-               SELECT COALESCE(MAX(e.seq), 0) + 1 FROM ledger_entries e
-               WHERE e.run_id = NEW.run_id)
-           OR NEW.prev_hash IS DISTINCT FROM COALESCE(
-               (SELECT e.entry_hash FROM ledger_entries e
-                WHERE e.run_id = NEW.run_id AND e.seq = NEW.seq - 1),
-               CASE WHEN NEW.seq = 1 THEN repeat('0', 64) END)
-           OR NEW.leaf_index IS DISTINCT FROM (
-               SELECT COALESCE(MAX(e.leaf_index), -1) + 1 FROM ledger_entries e)
+           OR NEW.seq IS DISTINCT FROM last_seq + 1
+           OR NEW.prev_hash IS DISTINCT FROM last_hash
+           OR NEW.leaf_index IS DISTINCT FROM COALESCE(last_leaf, -1) + 1
            OR NEW.subtrees IS NULL OR length(NEW.subtrees) < 32 THEN
             RAISE EXCEPTION
                 'assay: append-only: an entry must extend its run''s chain and the log'
@@ -306,8 +312,110 @@ def upgrade() -> None:
             op.execute(statement)
 
 
-def downgrade() -> None:
-    raise NotImplementedError(
-        "0006_merkle_log cannot be downgraded: entries of format 2 hash fields that "
-        "format 1 does not store, so their chain could not be verified afterwards"
+# What 0001 and 0004 defined, restored by a downgrade.
+_SQLITE_BEFORE = [
+    """
+    CREATE TRIGGER ledger_entries_refuse_update BEFORE UPDATE ON ledger_entries
+    BEGIN SELECT RAISE(ABORT, 'assay: append-only: ledger_entries rows cannot be updated'); END
+    """,
+    """
+    CREATE TRIGGER ledger_entries_next_link BEFORE INSERT ON ledger_entries
+    WHEN NOT EXISTS (
+        SELECT 1 FROM ledger_runs r
+        WHERE r.run_id = NEW.run_id AND NEW.seq = r.head_seq + 1 AND NEW.prev_hash = r.head_hash
     )
+    BEGIN SELECT RAISE(ABORT, 'assay: append-only: an entry must extend its run''s chain head');
+    END
+    """,
+    """
+    CREATE TRIGGER ledger_runs_head_only BEFORE UPDATE ON ledger_runs
+    WHEN NEW.run_id IS NOT OLD.run_id
+      OR NEW.created_at IS NOT OLD.created_at
+      OR NEW.metadata_json IS NOT OLD.metadata_json
+      OR NEW.head_seq IS NOT OLD.head_seq + 1
+      OR NOT EXISTS (
+          SELECT 1 FROM ledger_entries e
+          WHERE e.run_id = NEW.run_id AND e.seq = NEW.head_seq AND e.entry_hash = NEW.head_hash
+      )
+    BEGIN SELECT RAISE(ABORT, 'assay: append-only: a run may only advance its head by one entry');
+    END
+    """,
+    """
+    CREATE TRIGGER ledger_entries_refuse_replace BEFORE INSERT ON ledger_entries
+    WHEN EXISTS (SELECT 1 FROM ledger_entries x WHERE (x.entry_id = NEW.entry_id)
+        OR (x.run_id = NEW.run_id AND x.seq = NEW.seq)
+        OR (x.run_id = NEW.run_id AND x.dedup_key = NEW.dedup_key)
+        OR (x.entry_hash = NEW.entry_hash))
+    BEGIN SELECT RAISE(ABORT,
+        'assay: row exists: an insert into ledger_entries would replace an existing row');
+    END
+    """,
+]
+
+_POSTGRES_BEFORE = [
+    """
+    CREATE OR REPLACE FUNCTION assay_ledger_next_link() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        IF NOT EXISTS (
+            SELECT 1 FROM ledger_runs r
+            WHERE r.run_id = NEW.run_id AND NEW.seq = r.head_seq + 1
+              AND NEW.prev_hash = r.head_hash
+        ) THEN
+            RAISE EXCEPTION 'assay: append-only: an entry must extend its run''s chain head'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NEW;
+    END $$
+    """,
+    """
+    CREATE OR REPLACE FUNCTION assay_ledger_head_only() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        IF NEW.run_id IS DISTINCT FROM OLD.run_id
+           OR NEW.created_at IS DISTINCT FROM OLD.created_at
+           OR NEW.metadata_json IS DISTINCT FROM OLD.metadata_json
+           OR NEW.head_seq IS DISTINCT FROM OLD.head_seq + 1
+           OR NOT EXISTS (
+               SELECT 1 FROM ledger_entries e
+               WHERE e.run_id = NEW.run_id AND e.seq = NEW.head_seq
+                 AND e.entry_hash = NEW.head_hash
+           ) THEN
+            RAISE EXCEPTION 'assay: append-only: a run may only advance its head by one entry'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NEW;
+    END $$
+    """,
+]
+
+
+def downgrade() -> None:
+    """Back to format 1, only while no entry of format 2 exists: those hash fields that
+    format 1 does not keep, so their chain could not be verified afterwards."""
+    conn = op.get_bind()
+    newer = conn.execute(sa.text("SELECT count(*) FROM ledger_entries WHERE format = 2")).scalar()
+    if newer:
+        raise RuntimeError(
+            f"0006_merkle_log cannot be downgraded: {newer} entries are of format 2, whose "
+            "hashes cover fields format 1 does not store"
+        )
+    if conn.dialect.name == "postgresql":
+        op.execute("DROP TRIGGER ledger_tree_grow_only ON ledger_tree")
+        op.execute("DROP TRIGGER ledger_tree_refuse_delete ON ledger_tree")
+        op.execute("DROP TRIGGER ledger_tree_refuse_truncate ON ledger_tree")
+        op.execute("DROP FUNCTION assay_ledger_tree_grow()")
+        for statement in _POSTGRES_BEFORE:
+            op.execute(statement)
+    else:
+        for name in [*_SQLITE_REPLACED, "ledger_tree_refuse_delete", "ledger_tree_one_row",
+                     "ledger_tree_grow_only"]:  # fmt: skip
+            op.execute(f"DROP TRIGGER {name}")
+    op.drop_table("ledger_tree")
+    op.drop_index("uq_ledger_entries_leaf", "ledger_entries")
+    for column in ("subtrees", "leaf_index", "format"):
+        op.drop_column("ledger_entries", column)
+    op.drop_column("ledger_runs", "run_hash")
+    if conn.dialect.name != "postgresql":
+        for statement in _SQLITE_BEFORE:
+            op.execute(statement)
