@@ -17,7 +17,8 @@ the fence's own work and not two ways of checkpointing.
 
 The timed steps run without instrumentation. A second, instrumented series then says
 where a step's time goes: per fence node its wall time and the database transactions
-and statements it issues (SQLAlchemy engine events), per component its exclusive time
+and statements it issues (SQLite's trace callback, BEGIN and COMMIT included; a
+trigger's re-report of its statement not counted), per component its exclusive time
 (ledger writes and reads, gate, verifier, the NLI model and its cache, the tool bus,
 the checkpointer), and the checkpointer's own statements and commits (its SQLite
 connection's trace callback). ``--nli standin`` swaps the model for the
@@ -371,8 +372,25 @@ class Probe(BaseCallbackHandler):
 
     # the engine: statements and transactions, charged to the running node
     def attach(self, engine: Any) -> Callable[[], None]:
-        def statement(*_: Any) -> None:
-            self.add(f"node.{self.node}.statements", 1)
+        # Statements are counted where SQLite runs them (its trace callback on every
+        # pooled connection), not at SQLAlchemy's events: the ledger's append path
+        # sends its statements on the driver's cursor, which those events never see.
+        last: list[str] = [""]
+
+        def statement(sql: str) -> None:
+            # SQLite reports a statement again each time one of its triggers starts:
+            # a repeat of the text just seen is that, not a new statement.
+            if sql != last[0] and not sql.lstrip().startswith("--"):
+                self.add(f"node.{self.node}.statements", 1)
+            last[0] = sql
+
+        def checkout(dbapi_connection: Any, *_: Any) -> None:
+            if isinstance(dbapi_connection, sqlite3.Connection):
+                dbapi_connection.set_trace_callback(statement)
+
+        def checkin(dbapi_connection: Any, *_: Any) -> None:
+            if isinstance(dbapi_connection, sqlite3.Connection):
+                dbapi_connection.set_trace_callback(None)
 
         def commit(*_: Any) -> None:
             self.add(f"node.{self.node}.commits", 1)
@@ -380,7 +398,8 @@ class Probe(BaseCallbackHandler):
         def rollback(*_: Any) -> None:
             self.add(f"node.{self.node}.rollbacks", 1)
 
-        hooks = [("before_cursor_execute", statement), ("commit", commit), ("rollback", rollback)]
+        hooks = [("checkout", checkout), ("checkin", checkin), ("commit", commit),
+                 ("rollback", rollback)]  # fmt: skip
         for name, hook in hooks:
             event.listen(engine, name, hook)
 
