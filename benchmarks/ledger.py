@@ -156,8 +156,16 @@ def plain_sqlite(path: str, count: int, *, one_transaction: bool) -> float:
         data = f"{CONTENT}{i}".encode()
         digest = hashlib.sha256(data).hexdigest()
         when = datetime.now(UTC).isoformat()
-        body = {"run_id": "run_x", "seq": i + 1, "kind": "retrieval", "source": "doc",
-                "sha256": digest, "metadata": {}, "prev_hash": prev, "created_at": when}  # fmt: skip
+        body = {
+            "run_id": "run_x",
+            "seq": i + 1,
+            "kind": "retrieval",
+            "source": "doc",
+            "sha256": digest,
+            "metadata": {},
+            "prev_hash": prev,
+            "created_at": when,
+        }
         entry = hashlib.sha256(canonical_json(body)).hexdigest()
         if not one_transaction:
             conn.execute("BEGIN IMMEDIATE")

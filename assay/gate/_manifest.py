@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
+from assay._limits import MAX_JSON_DEPTH, json_depth_ok
 from assay.ledger import EVIDENCE_KINDS, Ledger, LedgerEntry
 
 _PREVIEW = 2000
@@ -159,7 +160,9 @@ def _content(entry: LedgerEntry) -> JsonValue:
         return f"<{len(entry.content)} bytes>"
     try:
         parsed: Any = json.loads(entry.content)
-    except ValueError:
+        if not json_depth_ok(parsed, MAX_JSON_DEPTH):
+            raise ValueError("nested too deep to show as JSON")
+    except (ValueError, RecursionError):
         text = entry.content
         return text if len(text) <= _PREVIEW else text[:_PREVIEW] + "…"
     return parsed

@@ -54,6 +54,7 @@ from assay.ledger._hashing import (
 )
 from assay.ledger._merkle import Frontier, leaf_hash
 from assay.ledger._records import ALL_KINDS, EVIDENCE_KINDS, RECORD_KINDS, LedgerEntry
+from assay.ledger._rows import entry_from_values
 
 # The write path's statements, compiled once per dialect and sent to the driver
 # directly (see ``DriverStatement``): an append runs five of them.
@@ -465,35 +466,7 @@ def checked_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any]
     return meta, text
 
 
-def _utc(value: datetime) -> datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
-#: Where each column sits in a row of ``select(entries)``, the only query whose rows
-#: become entries: read by position, a row is unpacked without a lookup per field.
-_AT = {column.name: i for i, column in enumerate(t.entries.columns)}
-_ID, _RUN, _SEQ, _KIND, _SOURCE = (_AT[k] for k in ("entry_id", "run_id", "seq", "kind", "source"))
-_CONTENT, _IS_TEXT, _SHA = (_AT[k] for k in ("content", "is_text", "content_sha256"))
-_META, _PREV, _HASH, _CREATED, _LEAF = (
-    _AT[k] for k in ("metadata_json", "prev_hash", "entry_hash", "created_at", "leaf_index")
-)
-
-
 def entry_from_row(row: Row[Any]) -> LedgerEntry:
-    """The entry a row of ``select(entries)`` holds."""
-    values = tuple(row)
-    data = bytes(values[_CONTENT])
-    return LedgerEntry(
-        id=values[_ID],
-        run_id=values[_RUN],
-        seq=values[_SEQ],
-        kind=values[_KIND],
-        source=values[_SOURCE],
-        content=data.decode("utf-8") if values[_IS_TEXT] else data,
-        sha256=values[_SHA],
-        metadata=json.loads(values[_META]),
-        prev_hash=values[_PREV],
-        entry_hash=values[_HASH],
-        created_at=_utc(values[_CREATED]),
-        leaf_index=values[_LEAF],
-    )
+    """The entry a row of ``select(entries)`` or ``select(*ENTRY_COLUMNS)`` holds;
+    :class:`~assay.errors.LedgerCorrupted` for a row the ledger could not have written."""
+    return entry_from_values(tuple(row))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
 import secrets
 import threading
@@ -41,7 +40,7 @@ from assay.ledger._append import (
     entry_from_row,
     prepare,
 )
-from assay.ledger._audit import verify_log, verify_run
+from assay.ledger._audit import stored_run_ids, verify_log, verify_run
 from assay.ledger._bundle import make_bundle
 from assay.ledger._checkpoint import Checkpoint, Signer
 from assay.ledger._hashing import run_hash
@@ -54,15 +53,18 @@ from assay.ledger._records import (
     LedgerEntry,
     RunInfo,
 )
+from assay.ledger._rows import ENTRY_COLUMNS, RUN_COLUMNS, reading, run_from_values
 
 DEFAULT_MAX_CONTENT_BYTES = 10 * 1024 * 1024
 _ENTRY_FIELDS = frozenset({"kind", "source", "content", "metadata"})
 _VERIFY_BATCH = 500
 # Statements run on every call, built once (see the write path's in ``_append``).
 _INSERT_RUN = t.runs.insert()
-_RUN = sa.select(t.runs).where(t.runs.c.run_id == sa.bindparam("run"))
+_RUN = sa.select(*RUN_COLUMNS).where(t.runs.c.run_id == sa.bindparam("run"))
 _RUN_ENTRIES = (
-    sa.select(t.entries).where(t.entries.c.run_id == sa.bindparam("run")).order_by(t.entries.c.seq)
+    sa.select(*ENTRY_COLUMNS)
+    .where(t.entries.c.run_id == sa.bindparam("run"))
+    .order_by(t.entries.c.seq)
 )
 #: Up to this many ids (or kinds) are looked up with a statement built for that many
 #: parameters, made once: an "expanding" IN is rewritten on every execution, which
@@ -70,7 +72,7 @@ _RUN_ENTRIES = (
 #: chunks of ``_IN_CHUNK`` (well under either engine's limit of parameters).
 _IN_LIST = 32
 _IN_CHUNK = 500
-_ENTRIES_BY_IDS = sa.select(t.entries).where(
+_ENTRIES_BY_IDS = sa.select(*ENTRY_COLUMNS).where(
     t.entries.c.entry_id.in_(sa.bindparam("ids", expanding=True))
 )
 
@@ -78,14 +80,14 @@ _ENTRIES_BY_IDS = sa.select(t.entries).where(
 @functools.cache
 def _entries_by_id(count: int) -> sa.Select[Any]:
     ids = [sa.bindparam(f"id{i}") for i in range(count)]
-    return sa.select(t.entries).where(t.entries.c.entry_id.in_(ids))
+    return sa.select(*ENTRY_COLUMNS).where(t.entries.c.entry_id.in_(ids))
 
 
 @functools.cache
 def _run_entries_of_kinds(count: int) -> sa.Select[Any]:
     kinds = [sa.bindparam(f"kind{i}") for i in range(count)]
     return (
-        sa.select(t.entries)
+        sa.select(*ENTRY_COLUMNS)
         .where(t.entries.c.run_id == sa.bindparam("run"), t.entries.c.kind.in_(kinds))
         .order_by(t.entries.c.seq)
     )
@@ -305,7 +307,7 @@ class Ledger:
         found: dict[str, LedgerEntry] = {}
         # Each statement is a snapshot of its own; entries are never changed or removed,
         # so what one finds is still there when the next runs.
-        with driver_errors(), read_connection(self._engine) as conn:
+        with driver_errors(), read_connection(self._engine) as conn, reading(conn):
             for query, params in queries:
                 for row in conn.execute(query, params):
                     entry = entry_from_row(row)
@@ -332,7 +334,7 @@ class Ledger:
             wanted = sorted(set(wanted))
             query = _run_entries_of_kinds(len(wanted))
             params = {"run": run_id, **{f"kind{i}": kind for i, kind in enumerate(wanted)}}
-        with driver_errors(), read_connection(self._engine) as conn:
+        with driver_errors(), read_connection(self._engine) as conn, reading(conn):
             found = [entry_from_row(row) for row in conn.execute(query, params)]
         if not found:
             self.require_run(run_id)  # an empty answer is only right for a run that exists
@@ -345,7 +347,7 @@ class Ledger:
     def run(self, run_id: str) -> RunInfo:
         """The run and its head; :class:`UnknownRun` if there is none."""
         check_run_id(run_id)
-        with driver_errors(), read_connection(self._engine) as conn:
+        with driver_errors(), read_connection(self._engine) as conn, reading(conn):
             row = conn.execute(_RUN, {"run": run_id}).first()
         if row is None:
             raise UnknownRun(f"no run {run_id!r} in this ledger")
@@ -369,8 +371,10 @@ class Ledger:
 
     def runs(self) -> list[RunInfo]:
         """Every run, oldest first."""
-        with driver_errors(), self._engine.connect() as conn:
-            rows = conn.execute(sa.select(t.runs).order_by(t.runs.c.created_at, t.runs.c.run_id))
+        with driver_errors(), self._engine.connect() as conn, reading(conn):
+            rows = conn.execute(
+                sa.select(*RUN_COLUMNS).order_by(t.runs.c.created_at, t.runs.c.run_id)
+            )
             return [_run_from_row(row) for row in rows]
 
     # --- the Merkle log ---------------------------------------------------------------
@@ -421,7 +425,7 @@ class Ledger:
         :func:`assay.ledger.verify_bundle`). Signing key as for :meth:`checkpoint`."""
         signer = _log.load_signer(key)
         check_run_id(run_id)
-        with driver_errors(), self._engine.connect() as conn, conn.begin():
+        with driver_errors(), self._engine.connect() as conn, conn.begin(), reading(conn):
             note = _log.signed_checkpoint(conn, signer)
             size = Checkpoint.parse(note.split("\n\n", 1)[0] + "\n").size
             row = conn.execute(_RUN, {"run": run_id}).first()
@@ -465,7 +469,7 @@ class Ledger:
         if run_id is not None:
             check_run_id(run_id)
         with driver_errors(), self._engine.connect() as conn:
-            run_ids = [run_id] if run_id is not None else _stored_run_ids(conn)
+            run_ids = [run_id] if run_id is not None else stored_run_ids(conn)
             checked = 0
             for rid in run_ids:
                 report = verify_run(conn, rid)
@@ -490,30 +494,12 @@ class Ledger:
         return ChainReport(ok=True, checked=checked, runs=len(run_ids))
 
 
-def _stored_run_ids(conn: Connection) -> list[str]:
-    """Every run id, oldest run first; ids a tamperer made unreadable are skipped here
-    and caught by the log's check, which covers every entry whatever its run."""
-    rows = conn.exec_driver_sql("SELECT run_id FROM ledger_runs ORDER BY created_at, run_id")
-    return [value for (value,) in rows if isinstance(value, str)]
-
-
 def _usable_id(value: object) -> bool:
     return check_text(value, field="id", max_chars=MAX_RUN_ID_CHARS) is None
 
 
-def _utc(value: datetime) -> datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
 def _run_from_row(row: Row[Any]) -> RunInfo:
-    return RunInfo(
-        run_id=row.run_id,
-        created_at=_utc(row.created_at),
-        metadata=json.loads(row.metadata_json),
-        head_seq=row.head_seq,
-        head_hash=row.head_hash,
-        run_hash=row.run_hash,
-    )
+    return run_from_values(tuple(row))
 
 
 class _KnownRuns:

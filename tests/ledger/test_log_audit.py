@@ -23,7 +23,7 @@ from assay.ledger import (
     verify_consistency,
     verify_inclusion,
 )
-from assay.ledger._hashing import entry_hash, entry_id_for, format2_fields, sha256_hex
+from assay.ledger._hashing import dedup_key, entry_hash, entry_id_for, format2_fields, sha256_hex
 from assay.ledger._merkle import Frontier
 from tests.ledger._tamper import raw_engine, tamper
 
@@ -164,17 +164,25 @@ def _rewrite_history(url: str, run: str, new_text: str) -> None:
                         is_text=bool(row.is_text), created_at=when, run_record=record
                     ),
                 )
+                key = dedup_key(
+                    run_id=run,
+                    kind=row.kind,
+                    source=row.source,
+                    content_sha256=digest,
+                    metadata=json.loads(row.metadata_json),
+                    metadata_text=row.metadata_json,
+                    is_text=bool(row.is_text),
+                )
                 hexed = content.hex()
                 updates.append(
                     f"UPDATE ledger_entries SET content = {_blob(url, hexed)}, "
                     f"content_sha256 = '{digest}', prev_hash = '{prev}', "
-                    f"entry_hash = '{new_hash}', entry_id = '{entry_id_for(new_hash)}' "
+                    f"entry_hash = '{new_hash}', entry_id = '{entry_id_for(new_hash)}', "
+                    f"dedup_key = '{key}' "
                     f"WHERE run_id = '{run}' AND seq = {row.seq}"
                 )
                 prev = new_hash
-            updates.append(
-                f"UPDATE ledger_runs SET head_hash = '{prev}' WHERE run_id = '{run}'"
-            )
+            updates.append(f"UPDATE ledger_runs SET head_hash = '{prev}' WHERE run_id = '{run}'")
         tamper(url, *updates)
         # now the log: every leaf's subtree hashes and the frontier, rebuilt
         with engine.connect() as conn:
