@@ -182,15 +182,19 @@ class InsertIfAbsent:
 
 
 class DriverStatement:
-    """A Core statement compiled once per dialect and sent with ``exec_driver_sql``.
+    """A Core statement compiled once per dialect and sent to the driver directly.
 
     SQLAlchemy 2 spends about 40 µs of Python on each execution of a Core statement
-    (parameter processing, cache lookup, result set-up); the same SQL sent with
-    ``exec_driver_sql`` costs about 9 µs and still passes through the engine's events,
-    so error translation and SQLite's ``BEGIN IMMEDIATE`` hold. The ledger's write path
-    runs a handful of statements per append, which is where this matters. The price:
-    parameters reach the driver as they are, with no type processing, so the caller
-    passes values the driver takes natively (:func:`stored_timestamp` for a time).
+    (parameter processing, cache lookup, result set-up). Calling the object sends the
+    compiled SQL with ``exec_driver_sql`` (about 9 µs, still through the engine's
+    events, and streamable); :meth:`first`, :meth:`run` and :meth:`many` go to the
+    driver's cursor inside the connection's transaction (about 3 µs), translating its
+    errors themselves. The ledger's write path runs a handful of statements per
+    append, which is where this matters; SQLAlchemy offers no cheaper path, so this
+    layer is written here. The price: parameters reach the driver as they are, with
+    no type processing, so the caller passes values the driver takes natively
+    (:func:`stored_timestamp` for a time), and rows come back as the driver returns
+    them (which is what the audit wants: see ``assay.ledger._audit``).
     """
 
     def __init__(self, statement: sa.ClauseElement) -> None:
