@@ -204,11 +204,8 @@ class DriverStatement:
     def __call__(
         self, conn: Connection, params: Mapping[str, Any]
     ) -> sa.CursorResult[*tuple[Any, ...]]:
-        sql, order, fixed = self._compiled_for(conn)
-        values = {**fixed, **params} if fixed else params
-        if order is None:
-            return conn.exec_driver_sql(sql, dict(values))
-        return conn.exec_driver_sql(sql, tuple(values[name] for name in order))
+        sql, args = self._bound(conn, params)
+        return conn.exec_driver_sql(sql, args)
 
     def first(self, conn: Connection, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The first row of a query, run on the driver's own cursor (see :meth:`run`)."""
@@ -233,9 +230,7 @@ class DriverStatement:
             cursor.close()
 
     def _raw(self, conn: Connection, params: Mapping[str, Any]) -> Any:
-        sql, order, fixed = self._compiled_for(conn)
-        values = {**fixed, **params} if fixed else params
-        args: Any = dict(values) if order is None else tuple(values[name] for name in order)
+        sql, args = self._bound(conn, params)
         driver = conn.connection.driver_connection
         assert driver is not None
         cursor = driver.cursor()
@@ -256,13 +251,17 @@ class DriverStatement:
         (sqlite3 loops in C; psycopg sends the rows in one pipeline)."""
         if not rows:
             return
+        sql = self._compiled_for(conn)[0]
+        conn.exec_driver_sql(sql, [self._bound(conn, row)[1] for row in rows])
+
+    def _bound(self, conn: Connection, params: Mapping[str, Any]) -> tuple[str, Any]:
+        """The SQL for ``conn``'s dialect and ``params`` (with the statement's own
+        values) in its parameter style: a dict, or a tuple in placeholder order."""
         sql, order, fixed = self._compiled_for(conn)
+        values = {**fixed, **params} if fixed else params
         if order is None:
-            conn.exec_driver_sql(sql, [{**fixed, **row} for row in rows])
-        else:
-            conn.exec_driver_sql(
-                sql, [tuple({**fixed, **row}[name] for name in order) for row in rows]
-            )
+            return sql, dict(values)
+        return sql, tuple(values[name] for name in order)
 
     def _compiled_for(self, conn: Connection) -> tuple[str, tuple[str, ...] | None, dict[str, Any]]:
         found = self._compiled.get(conn.dialect.name)

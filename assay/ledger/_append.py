@@ -47,7 +47,7 @@ from assay.ledger._hashing import (
     dedup_key,
     entry_hash,
     entry_id_for,
-    format2_fields,
+    format_fields,
     normalise_metadata,
     plain_json_text,
     sha256_hex,
@@ -260,8 +260,8 @@ class Appender:
             metadata=item.metadata,
             prev_hash=head.hash,
             metadata_text=item.metadata_text,
-            extra=format2_fields(
-                is_text=item.is_text, created_at=created_at, run_record=head.run_hash
+            extra=format_fields(
+                ENTRY_FORMAT, is_text=item.is_text, created_at=created_at, run_record=head.run_hash
             ),
         )
         frontier = log.copy()

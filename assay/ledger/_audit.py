@@ -32,7 +32,7 @@ from assay.ledger._hashing import (
     dedup_key,
     entry_hash,
     entry_id_for,
-    format2_fields,
+    format_fields,
     run_hash,
     sha256_hex,
 )
@@ -353,10 +353,8 @@ def _check_entry(entry: StoredEntry, prev_hash: str, run_record: str) -> None:
             raise _Bad(
                 "the content's type flag was edited: binary content marked as text"
             ) from None
-    extra = (
-        format2_fields(is_text=entry.is_text, created_at=entry.created_at, run_record=run_record)
-        if entry.format == ENTRY_FORMAT
-        else None
+    extra = format_fields(
+        entry.format, is_text=entry.is_text, created_at=entry.created_at, run_record=run_record
     )
     try:
         recomputed = entry_hash(

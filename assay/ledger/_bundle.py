@@ -35,7 +35,7 @@ from assay.ledger._hashing import (
     canonical_json,
     entry_hash,
     entry_id_for,
-    format2_fields,
+    format_fields,
     run_hash,
     sha256_hex,
     timestamp_text,
@@ -236,12 +236,8 @@ def _entry(raw: Mapping[str, Any], run: RunInfo, seq: int, prev: str) -> LedgerE
     metadata = _object(raw.get("metadata"), f"{where}: metadata")
     kind = _string(raw.get("kind"), f"{where}: kind")
     source = _string(raw.get("source"), f"{where}: source")
-    extra = (
-        format2_fields(
-            is_text=isinstance(content, str), created_at=created, run_record=run.run_hash
-        )
-        if fmt == ENTRY_FORMAT
-        else None
+    extra = format_fields(
+        fmt, is_text=isinstance(content, str), created_at=created, run_record=run.run_hash
     )
     recomputed = entry_hash(
         run_id=run.run_id,

@@ -203,9 +203,15 @@ def run_hash(
     return sha256_hex(_payload(fields, metadata, metadata_text))
 
 
-def format2_fields(*, is_text: bool, created_at: datetime, run_record: str) -> dict[str, str | int]:
-    """The fields format 2 adds to an entry's hash (``run_record`` is the run's
+def format_fields(
+    entry_format: int, *, is_text: bool, created_at: datetime, run_record: str
+) -> dict[str, str | int] | None:
+    """What an entry of ``entry_format`` hashes beyond format 1's fields, as
+    :func:`entry_hash` takes it in ``extra``: nothing for format 1; for format 2 the
+    content's type, the creation time and the run record (``run_record`` is the run's
     :func:`run_hash`)."""
+    if entry_format != ENTRY_FORMAT:
+        return None
     return {
         "format": ENTRY_FORMAT,
         "content_type": "text" if is_text else "bytes",
@@ -230,7 +236,7 @@ def entry_hash(
 
     ``metadata_text``, when given, is ``metadata``'s canonical JSON already made (the
     append path has it): it is spliced in rather than made again. ``extra`` holds
-    the fields of format 2 (:func:`format2_fields`); without it the hash is format 1's.
+    the fields of format 2 (:func:`format_fields`); without it the hash is format 1's.
     """
     fields: dict[str, str | int] = {
         "run_id": run_id,

@@ -42,7 +42,7 @@ from assay.ledger._append import (
 )
 from assay.ledger._audit import stored_run_ids, verify_log, verify_run
 from assay.ledger._bundle import make_bundle
-from assay.ledger._checkpoint import Checkpoint, Signer
+from assay.ledger._checkpoint import Signer
 from assay.ledger._hashing import run_hash
 from assay.ledger._log import InclusionProof
 from assay.ledger._records import (
@@ -403,7 +403,7 @@ class Ledger:
         """
         signer = _log.load_signer(key)
         with driver_errors(), self._engine.connect() as conn, conn.begin():
-            return _log.signed_checkpoint(conn, signer, origin)
+            return _log.signed_checkpoint(conn, signer, origin)[1]
 
     def inclusion_proof(self, entry_id: str, tree_size: int | None = None) -> InclusionProof:
         """The proof that ``entry_id`` is a leaf of the log at ``tree_size`` (default:
@@ -426,8 +426,7 @@ class Ledger:
         signer = _log.load_signer(key)
         check_run_id(run_id)
         with driver_errors(), self._engine.connect() as conn, conn.begin(), reading(conn):
-            note = _log.signed_checkpoint(conn, signer)
-            size = Checkpoint.parse(note.split("\n\n", 1)[0] + "\n").size
+            checkpoint, note = _log.signed_checkpoint(conn, signer)
             row = conn.execute(_RUN, {"run": run_id}).first()
             if row is None:
                 raise UnknownRun(f"no run {run_id!r} in this ledger")
@@ -444,7 +443,7 @@ class Ledger:
                 (
                     entry,
                     int(formats[entry.id]),
-                    _log.prove_inclusion(conn, entry.id, size).hashes,
+                    _log.inclusion_hashes(conn, entry.leaf_index, checkpoint.size),
                 )
                 for entry in (
                     entry_from_row(r) for r in conn.execute(_RUN_ENTRIES, {"run": run_id})

@@ -40,7 +40,9 @@ KEY_FILE_ENV = "ASSAY_LEDGER_KEY_FILE"
 
 _LOG_HEAD = DriverStatement(sa.select(t.tree.c.size, t.tree.c.frontier).where(t.tree.c.id == 1))
 _LEAF_OF_ENTRY = DriverStatement(
-    sa.select(t.entries.c.leaf_index).where(t.entries.c.entry_id == sa.bindparam("id"))
+    sa.select(t.entries.c.leaf_index, t.entries.c.entry_hash).where(
+        t.entries.c.entry_id == sa.bindparam("id")
+    )
 )
 _NODES = sa.select(t.entries.c.leaf_index, t.entries.c.subtrees).where(
     t.entries.c.leaf_index.in_(sa.bindparam("leaves", expanding=True))
@@ -167,26 +169,23 @@ def prove_inclusion(conn: Connection, entry_id: str, size: int | None = None) ->
     row = _LEAF_OF_ENTRY(conn, {"id": entry_id}).first()
     if row is None:
         raise UnknownEntry(f"no ledger entry {entry_id!r}")
-    leaf = int(row[0])
+    leaf, entry_hash = int(row[0]), str(row[1])
     size = _checked_size(conn, size)
-    if leaf >= size:
-        raise ValueError(f"entry {entry_id} is leaf {leaf}, not in a tree of size {size}")
-    node = _node_reader(conn, inclusion_nodes(leaf, size))
-    entry_hash = _entry_hash_at(conn, entry_id)
     return InclusionProof(
         entry_id=entry_id,
         entry_hash=entry_hash,
         leaf_index=leaf,
         tree_size=size,
-        hashes=tuple(inclusion_proof(leaf, size, node)),
+        hashes=inclusion_hashes(conn, leaf, size),
     )
 
 
-def _entry_hash_at(conn: Connection, entry_id: str) -> str:
-    value = conn.execute(
-        sa.select(t.entries.c.entry_hash).where(t.entries.c.entry_id == entry_id)
-    ).scalar_one()
-    return str(value)
+def inclusion_hashes(conn: Connection, leaf: int, size: int) -> tuple[bytes, ...]:
+    """The inclusion proof of leaf ``leaf`` in the log at ``size`` (a size already
+    checked against the log), read in one query."""
+    if leaf >= size:
+        raise ValueError(f"leaf {leaf} is not in a tree of size {size}")
+    return tuple(inclusion_proof(leaf, size, _node_reader(conn, inclusion_nodes(leaf, size))))
 
 
 def prove_consistency(conn: Connection, old_size: int, new_size: int | None = None) -> list[bytes]:
@@ -199,9 +198,10 @@ def prove_consistency(conn: Connection, old_size: int, new_size: int | None = No
     return consistency_proof(old_size, new_size, node)
 
 
-def signed_checkpoint(conn: Connection, signer: Signer, origin: str | None = None) -> str:
-    """A C2SP checkpoint of the log as it stands, signed: the note's text."""
+def signed_checkpoint(
+    conn: Connection, signer: Signer, origin: str | None = None
+) -> tuple[Checkpoint, str]:
+    """A C2SP checkpoint of the log as it stands, and its signed note's text."""
     size, root_hash = root_at(conn)
-    return sign_checkpoint(
-        Checkpoint(origin=origin or signer.name, size=size, root=root_hash), signer
-    )
+    checkpoint = Checkpoint(origin=origin or signer.name, size=size, root=root_hash)
+    return checkpoint, sign_checkpoint(checkpoint, signer)

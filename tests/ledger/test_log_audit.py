@@ -23,7 +23,7 @@ from assay.ledger import (
     verify_consistency,
     verify_inclusion,
 )
-from assay.ledger._hashing import dedup_key, entry_hash, entry_id_for, format2_fields, sha256_hex
+from assay.ledger._hashing import dedup_key, entry_hash, entry_id_for, format_fields, sha256_hex
 from assay.ledger._merkle import Frontier
 from tests.ledger._tamper import raw_engine, tamper
 
@@ -160,8 +160,8 @@ def _rewrite_history(url: str, run: str, new_text: str) -> None:
                     content_sha256=digest,
                     metadata=json.loads(row.metadata_json),
                     prev_hash=prev,
-                    extra=format2_fields(
-                        is_text=bool(row.is_text), created_at=when, run_record=record
+                    extra=format_fields(
+                        2, is_text=bool(row.is_text), created_at=when, run_record=record
                     ),
                 )
                 key = dedup_key(
