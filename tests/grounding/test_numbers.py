@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from assay.grounding import _numbers
 from assay.grounding._numbers import convention_of, find_numbers, readings
 
 
@@ -90,3 +94,118 @@ def test_pronouns_ordinals_and_acronyms_are_not_numbers() -> None:
 
 def test_a_currency_code_against_digits_does_not_hide_the_number() -> None:
     assert _values("billed GBP480.00 today") == [("480.00", {"480.00"})]
+
+
+# Words text2num reads (cardinals, ordinals, scales, plurals, the forms it refuses)
+# and ordinary words, some of which hold a number word inside (often, weight, phone).
+_WORDS = tuple(
+    [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "trillion",
+        "dozen",
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "eighth",
+        "ninth",
+        "twelfth",
+        "twentieth",
+        "hundredth",
+        "ones",
+        "tens",
+        "hundreds",
+        "thousands",
+        "millions",
+        "fours",
+        "sevens",
+        "firsts",
+        "a",
+        "an",
+        "and",
+        "oh",
+        "o",
+        "nil",
+        "naught",
+        "nought",
+        "half",
+        "quarter",
+        "quarters",
+        "the",
+        "invoice",
+        "bills",
+        "hours",
+        "at",
+        "EUR",
+        "per",
+        "line",
+        "often",
+        "weight",
+        "phone",
+        "someone",
+        "tension",
+        "content",
+        "attend",
+        "Twenty-One",
+        "NINE",
+        "Forty-two",
+    ]
+)
+
+
+def test_no_word_or_pair_of_words_loses_a_number() -> None:
+    """The same, word by word and for every pair: a word the pre-check missed shows
+    up alone even where random texts would mostly hold another number word."""
+    texts = [*_WORDS, *(f"{a} {b}" for a in _WORDS for b in _WORDS)]
+    skipped = [t for t in texts if not _numbers._MAY_SPELL_A_NUMBER.search(t)]
+    assert skipped, "the pre-check spares no text here: the test would prove nothing"
+    for text in skipped:
+        assert not list(_numbers._spelled(text)), text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=8), st.sampled_from(" -"))
+def test_texts_without_a_number_word_lose_no_number(words: list[str], sep: str) -> None:
+    """The pre-check that spares ``text2num`` a text changes no reading: every text
+    reads the same with the check as with ``text2num`` always asked."""
+    text = sep.join(words)
+    always = re.compile("")  # matches every text
+    with_check = _numbers._word_numbers(text)
+    original = _numbers._MAY_SPELL_A_NUMBER
+    _numbers._MAY_SPELL_A_NUMBER = always
+    try:
+        assert _numbers._word_numbers(text) == with_check
+    finally:
+        _numbers._MAY_SPELL_A_NUMBER = original
