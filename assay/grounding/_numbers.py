@@ -94,7 +94,7 @@ _NOT_WORD_NUMBERS = frozenset({"a", "an", "o", "oh", "nil", "zero", "naught", "n
 #: not handed to ``text2num`` at all (most evidence and claims hold digits only); a
 #: false match only costs the full reading. ``tests/grounding/test_numbers.py``
 #: checks on NLI corpora that no text this skips holds a number ``text2num`` finds.
-_MAY_SPELL_A_NUMBER = re.compile(
+MAY_SPELL_A_NUMBER = re.compile(
     "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fifteen"
     "|twenty|thirty|forty|fifty|hundred|thousand|million|billion|trillion"
     "|first|second|third|fifth|ninth|twelfth|nil|naught|nought|dozen|oh",
@@ -311,7 +311,7 @@ def _word_numbers(text: str) -> list[Number]:
     if not any(c.isalpha() for c in text):
         return []
     found: list[Number] = []
-    spelled = _spelled(text) if _MAY_SPELL_A_NUMBER.search(text) else ()
+    spelled = spelled_numbers(text) if MAY_SPELL_A_NUMBER.search(text) else ()
     for start, end, value in spelled:
         start, end, value = _with_fraction(text, start, end, value)
         found.append(
@@ -342,7 +342,7 @@ def _word_numbers(text: str) -> list[Number]:
     return found
 
 
-def _spelled(text: str) -> Iterator[tuple[int, int, Decimal]]:
+def spelled_numbers(text: str) -> Iterator[tuple[int, int, Decimal]]:
     """``(start, end, value)`` of each cardinal ``text2num`` finds in ``text``."""
     tokens = [_Token(m.group(), m.start(), m.end()) for m in _WORD_TOKEN.finditer(text)]
     for occurrence in _find_words(tokens):
