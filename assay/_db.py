@@ -14,6 +14,7 @@ cost more than the read itself.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Generator, Mapping, Sequence
@@ -61,12 +62,17 @@ def create_engine(url: str) -> Engine:
     """One engine for one control plane, configured for the ledger's guarantees."""
     try:
         parsed = sa.make_url(url)
-    except ArgumentError as exc:
-        raise ConfigurationError(f"not a database URL: {url!r}") from exc
+    except (ArgumentError, ValueError) as exc:
+        raise ConfigurationError(f"not a database URL: {_redacted(url)!r}") from exc
     backend = parsed.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise ConfigurationError(
             f"unsupported database {backend!r}: assay runs on sqlite:/// or postgresql+psycopg://"
+        )
+    if backend == "sqlite" and (parsed.host or parsed.port or parsed.username):
+        raise ConfigurationError(
+            f"not a SQLite file URL: {_redacted(url)!r} names a host; a file is "
+            "sqlite:///relative/path.db or sqlite:////absolute/path.db"
         )
     try:
         if backend == "sqlite":
@@ -76,6 +82,10 @@ def create_engine(url: str) -> Engine:
     except NoSuchModuleError as exc:
         raise ConfigurationError(
             f"no driver for {parsed.drivername!r}; install assay[postgres] for PostgreSQL"
+        ) from exc
+    except ArgumentError as exc:
+        raise ConfigurationError(
+            f"not a usable database URL {_redacted(url)!r}: {_one_line(str(exc))}"
         ) from exc
     except ModuleNotFoundError as exc:
         raise ConfigurationError(
@@ -293,12 +303,63 @@ def stored_timestamp(conn: Connection, value: datetime) -> datetime | str:
 
 def _translate_driver_error(context: sa.engine.ExceptionContext) -> BaseException | None:
     original = context.original_exception
+    if context.is_pre_ping:
+        return None  # the pool reconnects on a failed ping; only the reconnect may fail
+    if context.connection is None and context.engine is not None:
+        return _connect_error(context.engine.url, original)
     if APPEND_ONLY_MARKER in str(original):
         refusal = str(original).strip().splitlines()[0]
         return LedgerWriteRefused(f"the database refused the write ({refusal})")
     if isinstance(context.sqlalchemy_exception, DBAPIError) and context.is_disconnect:
         return DatabaseError(f"lost the database connection: {original}")
     return None
+
+
+# What a refused connection says when the URL, not the server, is wrong: the same URL
+# fails again. libpq gives no SQLSTATE for a refused connection, only its message.
+_POSTGRES_MISTAKES = re.compile(
+    r"authentication failed|does not exist|no pg_hba\.conf"
+    r"|not permitted to log in|permission denied for database|no password supplied"
+    r"|invalid (?:port|sslmode|connection option|integer value)"
+)
+_SQLITE_MISTAKES = ("SQLITE_NOTADB", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_READONLY")
+
+
+def _connect_error(url: sa.URL, original: BaseException) -> DatabaseError | ConfigurationError:
+    """A failure to open the database at ``url`` as one line naming it (password
+    hidden) and the driver's cause: :class:`ConfigurationError` when the URL names
+    something unusable (a wrong password, an unknown database or role, a file that is
+    no SQLite database, a directory, a file that cannot be read), else
+    :class:`DatabaseError` (a server that does not answer, a damaged file)."""
+    where = url.render_as_string(hide_password=True)
+    cause = _one_line(str(original)).removeprefix("connection failed: ")
+    if url.get_backend_name() == "sqlite":
+        name = getattr(original, "sqlite_errorname", "")
+        mistake = name in _SQLITE_MISTAKES
+        path = Path(url.database or "").expanduser()
+        if name == "SQLITE_NOTADB":
+            cause = f"the file is not a SQLite database ({cause})"
+        elif name == "SQLITE_CANTOPEN" and path.is_dir():
+            cause = "it is a directory, not a SQLite file"
+        elif name == "SQLITE_CANTOPEN" and path.exists() and not os.access(path, os.R_OK):
+            cause = f"permission denied: the file cannot be read ({cause})"
+    else:
+        mistake = bool(_POSTGRES_MISTAKES.search(cause))
+    error = ConfigurationError if mistake else DatabaseError
+    return error(f"cannot open the database {where}: {cause}")
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line: its lines joined, runs of white space made one space."""
+    return " ".join(text.split())
+
+
+_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
+
+
+def _redacted(url: str) -> str:
+    """A URL that did not parse, with anything in the place of a password hidden."""
+    return _PASSWORD.sub(r"\1***@", url)
 
 
 @contextmanager

@@ -7,10 +7,11 @@ import json
 import typer
 from pydantic import JsonValue
 from rich.console import Console, Group
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
+from assay.cli._common import shown
 from assay.contract import handover_json_schema_text
 from assay.gate import Record, RunManifest
 
@@ -26,18 +27,17 @@ def schema_command() -> None:
 def render_manifest(manifest: RunManifest, console: Console) -> None:
     """Show a run manifest as a header and one table per part of the run."""
     chain = (
-        "[green]chain ok[/]"
+        ("chain ok", "green")
         if manifest.chain_ok
-        else f"[red]chain broken[/]: {escape(manifest.chain_problem or '')}"
+        else Text.assemble(("chain broken", "red"), f": {shown(manifest.chain_problem or '')}")
     )
-    console.print(
-        Panel(
-            f"[bold]{manifest.run_id}[/]  created {manifest.created_at}\n"
-            f"{manifest.entries} entries  head {manifest.head_hash[:16]}  {chain}",
-            title="audit",
-            expand=False,
-        )
+    header = Text.assemble(
+        (shown(manifest.run_id), "bold"),
+        f"  created {shown(manifest.created_at)}\n"
+        f"{manifest.entries} entries  head {shown(manifest.head_hash[:16])}  ",
+        chain,
     )
+    console.print(Panel(header, title="audit", expand=False))
     parts = [
         _phases(manifest),
         _decisions(manifest),
@@ -69,11 +69,11 @@ def _phases(manifest: RunManifest) -> Table:
     table = _table("phases", "#", "agent", "status", "seqs", "entries")
     colours = {"accepted": "green", "rejected": "red", "open": "yellow"}
     for phase in manifest.phases:
-        kinds = ", ".join(f"{k} {n}" for k, n in sorted(phase.kinds.items()))
+        kinds = ", ".join(f"{shown(k)} {n}" for k, n in sorted(phase.kinds.items()))
         table.add_row(
             str(phase.index),
-            escape(phase.agent or "-"),
-            f"[{colours[phase.status]}]{phase.status}[/]",
+            shown(phase.agent or "-"),
+            Text(shown(phase.status), colours.get(phase.status, "default")),
             f"{phase.first_seq}-{phase.last_seq}",
             kinds,
         )
@@ -83,9 +83,13 @@ def _phases(manifest: RunManifest) -> Table:
 def _decisions(manifest: RunManifest) -> Table:
     table = _table("gate decisions", "seq", "decision", "agent", "accepted", "codes")
     for d in manifest.gate_decisions:
-        mark = "[green]yes[/]" if d.accepted else "[red]no[/]"
+        mark = Text("yes", "green") if d.accepted else Text("no", "red")
         table.add_row(
-            str(d.seq), d.ledger_id, escape(d.from_agent or "-"), mark, ", ".join(d.codes)
+            str(d.seq),
+            shown(d.ledger_id),
+            shown(d.from_agent or "-"),
+            mark,
+            shown(", ".join(d.codes)),
         )
     return table
 
@@ -93,18 +97,19 @@ def _decisions(manifest: RunManifest) -> Table:
 def _artifacts(manifest: RunManifest) -> Table:
     table = _table("artifacts (citable evidence)", "seq", "id", "kind", "source", "sha256")
     for a in manifest.artifacts:
-        table.add_row(str(a.seq), a.ledger_id, a.kind, escape(a.source), a.sha256[:12])
+        table.add_row(
+            str(a.seq), shown(a.ledger_id), shown(a.kind), shown(a.source), shown(a.sha256[:12])
+        )
     return table
 
 
 def _records(title: str, records: list[Record]) -> Table:
     table = _table(title, "seq", "id", "source", "content")
     for r in records:
-        table.add_row(str(r.seq), r.ledger_id, escape(r.source), escape(_preview(r.content)))
+        table.add_row(str(r.seq), shown(r.ledger_id), shown(r.source), _preview(r.content))
     return table
 
 
 def _preview(value: JsonValue, width: int = 80) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = text.replace("\n", " ")
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return shown(text, width, one_line=True)

@@ -8,19 +8,37 @@ failure exits 3.
 
 from __future__ import annotations
 
+import base64
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.markup import escape
+from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from assay.cli._common import DbOption, console, err_console, handles_errors, open_plane
+from assay.cli._common import (
+    EXIT_FAILED_CHECK,
+    DbOption,
+    JsonOption,
+    console,
+    emit_json,
+    err_console,
+    fit_line,
+    handles_errors,
+    jsonable,
+    open_plane,
+    shown,
+    styled,
+)
 from assay.errors import InvalidProof, UsageError
 from assay.ledger import (
     Checkpoint,
+    LedgerEntry,
+    RunInfo,
     generate_key,
     load_verifier,
     verify_bundle,
@@ -65,9 +83,10 @@ def ledger_keygen(
         raise UsageError(f"cannot create {out}: {exc.strerror}") from None
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(signer_text + "\n")
-    console.print(verifier_text, highlight=False, soft_wrap=True)
-    err_console.print(
-        f"signing key written to {out}; give auditors the verifier key above", highlight=False
+    console().print(verifier_text, soft_wrap=True)
+    err_console().print(
+        f"signing key written to {shown(str(out))}; give auditors the verifier key above",
+        soft_wrap=True,
     )
 
 
@@ -92,7 +111,7 @@ def ledger_checkpoint(
         size = Checkpoint.parse(note.split("\n\n", 1)[0] + "\n").size
         target = out / f"{size}.checkpoint" if out.is_dir() else out
         _write_new(target, note)
-        err_console.print(f"written to {target}", highlight=False)
+        err_console().print(f"written to {shown(str(target))}", soft_wrap=True)
     sys.stdout.write(note)
 
 
@@ -136,6 +155,7 @@ def ledger_export(
 def ledger_verify_bundle(
     bundle: Annotated[Path, typer.Argument(help="A bundle written by `assay ledger export`.")],
     key: VerifierOption,
+    as_json: JsonOption = False,
 ) -> None:
     """Check a bundle with no database and no network; print its claims, verdicts and
     evidence spans. Exit 1 and say why when any byte of it was changed."""
@@ -147,31 +167,52 @@ def ledger_verify_bundle(
     try:
         verified = verify_bundle(data, verifier)
     except InvalidProof as exc:
-        err_console.print(f"[bold red]bundle fails[/]: {exc.reason}", highlight=False)
-        raise typer.Exit(1) from None
+        _check_fails("bundle fails", exc.reason)
     cp = verified.checkpoint
-    console.print(
-        f"[green]ok[/]: run {verified.run.run_id}, {len(verified.entries)} entries, each in "
-        f"the log {escape(cp.origin)} at size {cp.size} (signed checkpoint verified)",
-        highlight=False,
-    )
     claims = verified.claims()
+    if as_json:
+        emit_json(
+            {
+                "ok": True,
+                "run_id": verified.run.run_id,
+                "entries": len(verified.entries),
+                "origin": cp.origin,
+                "size": cp.size,
+                "claims": claims,
+            }
+        )
+        return
+    console().print(
+        styled(
+            ("ok", "green"),
+            f": run {shown(verified.run.run_id)}, {len(verified.entries)} entries, each in "
+            f"the log {shown(cp.origin)} at size {cp.size} (signed checkpoint verified)",
+        )
+    )
     if not claims:
-        console.print("the run recorded no verdicts")
+        console().print("the run recorded no verdicts")
         return
     table = Table(title="claims and the evidence they rest on")
     for column in ("verdict", "proposition", "label", "score", "evidence", "span text"):
         table.add_column(column, overflow="fold")
     for claim in claims:
         table.add_row(
-            str(claim["verdict_entry"]),
-            escape(str(claim["proposition"])),
-            str(claim["label"]),
-            str(claim["score"]),
-            str(claim["evidence"] or "-"),
-            escape(str(claim["quote"])) if claim["quote"] is not None else "-",
+            shown(str(claim["verdict_entry"])),
+            shown(str(claim["proposition"])),
+            shown(str(claim["label"])),
+            shown(str(claim["score"])),
+            shown(str(claim["evidence"] or "-")),
+            shown(str(claim["quote"])) if claim["quote"] is not None else "-",
         )
-    console.print(table)
+    console().print(table)
+
+
+def _check_fails(what: str, reason: str) -> NoReturn:
+    """Report a check that failed (one line on stderr) and exit 1."""
+    err_console().print(
+        styled((what, "bold red"), f": {shown(reason, one_line=True)}"), soft_wrap=True
+    )
+    raise typer.Exit(EXIT_FAILED_CHECK)
 
 
 @ledger_app.command("witness")
@@ -182,6 +223,7 @@ def ledger_witness(
     ],
     key: VerifierOption,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Prove that the log as it stands extends an earlier checkpoint unchanged (a
     consistency proof). Exit 1 when it does not: history before that checkpoint was
@@ -194,36 +236,139 @@ def ledger_witness(
     try:
         old = verify_checkpoint(text, verifier)
     except InvalidProof as exc:
-        err_console.print(f"[bold red]checkpoint fails[/]: {exc.reason}", highlight=False)
-        raise typer.Exit(1) from None
+        _check_fails("checkpoint fails", exc.reason)
     if old.origin != verifier.name:
-        err_console.print(
-            f"[bold red]checkpoint fails[/]: it is of the log {old.origin!r}, not "
-            f"{verifier.name!r}",
-            highlight=False,
-        )
-        raise typer.Exit(1)
+        _check_fails("checkpoint fails", f"it is of the log {old.origin!r}, not {verifier.name!r}")
     with open_plane(db) as cp:
         size, root = cp.ledger.root()
         if old.size > size:
-            err_console.print(
-                f"[bold red]not consistent[/]: the checkpoint has {old.size} leaves, the log "
-                f"only {size}: entries were removed",
-                highlight=False,
+            _check_fails(
+                "not consistent",
+                f"the checkpoint has {old.size} leaves, the log only {size}: entries were removed",
             )
-            raise typer.Exit(1)
         proof = cp.ledger.consistency_proof(old.size, size)
     try:
         verify_consistency(old.size, size, old.root, root, proof)
     except InvalidProof as exc:
-        err_console.print(
-            f"[bold red]not consistent[/]: the log at {size} leaves does not extend the "
-            f"checkpoint at {old.size}: {exc.reason}",
-            highlight=False,
+        _check_fails(
+            "not consistent",
+            f"the log at {size} leaves does not extend the checkpoint at {old.size}: {exc.reason}",
         )
-        raise typer.Exit(1) from None
-    console.print(
-        f"[green]consistent[/]: the log at {size} leaves extends the checkpoint of "
-        f"{escape(old.origin)} at {old.size} leaves",
-        highlight=False,
+    if as_json:
+        emit_json(
+            {"consistent": True, "origin": old.origin, "checkpoint_size": old.size, "size": size}
+        )
+        return
+    console().print(
+        styled(
+            ("consistent", "green"),
+            f": the log at {size} leaves extends the checkpoint of "
+            f"{shown(old.origin)} at {old.size} leaves",
+        )
     )
+
+
+@ledger_app.command("show")
+@handles_errors
+def ledger_show(
+    run: Annotated[str, typer.Argument(help="The run id (run_...).")],
+    db: DbOption = None,
+    width: Annotated[int, typer.Option(help="Characters of content to show.", min=1)] = 60,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a run's entries in chain order."""
+    with open_plane(db) as cp:
+        info = cp.ledger.run(run)
+        entries = cp.ledger.entries(run)
+    if as_json:
+        emit_json({"run": info, "entries": [_entry_json(entry) for entry in entries]})
+        return
+    render_entries(info, entries, console(), width)
+
+
+@ledger_app.command("verify")
+@handles_errors
+def ledger_verify(
+    run: Annotated[str | None, typer.Option("--run", help="Verify only this run.")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Re-derive every hash of the chain; exit 1 and name the first bad entry if broken."""
+    with open_plane(db) as cp:
+        report = cp.ledger.verify(run)
+    if as_json:
+        emit_json(report)
+    elif report.ok:
+        console().print(
+            styled(("ok", "green"), f": {report.checked} entries in {report.runs} run(s) verified")
+        )
+    else:
+        err_console().print(
+            styled(
+                ("broken", "bold red"),
+                f": run {shown(report.run_id or '-')} entry seq {report.first_bad_seq}"
+                f" ({shown(report.entry_id or 'absent')}): "
+                f"{shown(report.reason or '', one_line=True)}",
+            ),
+            soft_wrap=True,
+        )
+    if not report.ok:
+        raise typer.Exit(EXIT_FAILED_CHECK)
+
+
+def render_entries(
+    info: RunInfo, entries: Sequence[LedgerEntry], console: Console, width: int
+) -> None:
+    """Two lines an entry, cut to the console's width: seq, id, kind, hash and source,
+    then the start of its content (``width`` characters at most)."""
+    fit_line(
+        console,
+        Text.assemble(
+            (shown(info.run_id), "bold"), f"  {len(entries)} entries  head {info.head_hash[:16]}"
+        ),
+    )
+    if not entries:
+        return
+    seq_w = max(3, *(len(str(e.seq)) for e in entries))
+    id_w = max(2, *(len(shown(e.id)) for e in entries))
+    kind_w = max(4, *(len(shown(e.kind)) for e in entries))
+    header = (
+        f"{'SEQ'.rjust(seq_w)}  {'ID'.ljust(id_w)}  {'KIND'.ljust(kind_w)}  SHA256        SOURCE"
+    )
+    fit_line(console, Text(header, style="bold"))
+    for entry in entries:
+        fit_line(
+            console,
+            Text(
+                f"{str(entry.seq).rjust(seq_w)}  {shown(entry.id).ljust(id_w)}  "
+                f"{shown(entry.kind).ljust(kind_w)}  {entry.sha256[:12]}  "
+                f"{shown(entry.source, one_line=True)}"
+            ),
+        )
+        fit_line(console, Text(" " * (seq_w + 2) + _preview(entry, width), style="dim"))
+
+
+def _preview(entry: LedgerEntry, width: int) -> str:
+    if isinstance(entry.content, bytes):
+        return f"<{len(entry.content)} bytes>"
+    return shown(entry.content.replace("\n", " ").replace("\t", " "), width)
+
+
+def _entry_json(entry: LedgerEntry) -> dict[str, Any]:
+    """An entry with its content as text (``utf-8``) or, for bytes, ``base64``."""
+    binary = isinstance(entry.content, bytes)
+    return {
+        "id": entry.id,
+        "run_id": entry.run_id,
+        "seq": entry.seq,
+        "kind": entry.kind,
+        "source": entry.source,
+        "content": base64.b64encode(entry.content_bytes).decode() if binary else entry.content,
+        "encoding": "base64" if binary else "utf-8",
+        "sha256": entry.sha256,
+        "metadata": entry.metadata,
+        "prev_hash": entry.prev_hash,
+        "entry_hash": entry.entry_hash,
+        "created_at": jsonable(entry.created_at),
+        "leaf_index": entry.leaf_index,
+    }

@@ -5,46 +5,58 @@ schema and the demo.
 the control plane; the invoice audit by default). A finished or paused run exits 0;
 user mistakes (a bad URL, an unknown thread, another graph's thread, a decision
 already taken) print one clear line and exit 2; a failure at run time exits 3; a
-broken chain exits 1 and names the first bad entry; tracebacks are for bugs only.
+broken chain exits 1 and names the first bad entry; ``--debug`` shows the traceback
+of any failure. Every command that reads takes ``--json``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Annotated, Any, cast
 
 import typer
 from rich.prompt import Confirm
-from rich.table import Table
 
 from assay import _db
 from assay.cli._common import (
+    AssayGroup,
     DbOption,
+    JsonOption,
     console,
-    err_console,
+    emit_json,
     handles_errors,
     load_reference,
     open_plane,
+    set_debug,
+    shown,
+    styled,
 )
 from assay.cli._gate import gate_app
 from assay.cli._ledger import ledger_app
 from assay.cli._render import (
+    audit_claims,
     render_audit,
     render_paused,
     render_result,
     render_thread,
-    shown,
 )
+from assay.cli._runs import StatusFilter, render_runs, run_rows
 from assay.cli._tools import tools_app
 from assay.cli._verifier import app as verifier_app
 from assay.control_plane import ControlPlane
 from assay.errors import UsageError
 from assay.fence import RunResult
-from assay.ledger import LedgerEntry
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+app = typer.Typer(
+    cls=AssayGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    help=__doc__,
+    pretty_exceptions_enable=False,
+)
 db_app = typer.Typer(no_args_is_help=True, help="The database schema (Alembic).")
 app.add_typer(ledger_app, name="ledger")
 app.add_typer(db_app, name="db")
@@ -53,66 +65,62 @@ app.add_typer(tools_app, name="tools")
 app.add_typer(verifier_app, name="verifier")
 
 
+def _version(value: bool) -> None:
+    if value:
+        try:
+            found = version("assay")
+        except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+            found = "unknown"
+        typer.echo(f"assay {found}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            envvar="ASSAY_DEBUG",
+            help="Show the exception and traceback of a failure instead of one line.",
+        ),
+    ] = False,
+    _version_flag: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    set_debug(debug)
+
+
 @app.command("runs")
 @handles_errors
-def runs_command(db: DbOption = None) -> None:
-    """List the ledger's runs with their entry counts and head hashes."""
-    with open_plane(db) as cp:
-        table = Table(title="runs")
-        _columns(table, "run", "created", "entries", "head", "metadata")
-        for run in cp.ledger.runs():
-            table.add_row(
-                run.run_id,
-                run.created_at.isoformat(timespec="seconds"),
-                str(run.head_seq),
-                run.head_hash[:16],
-                _short(str(run.metadata or "")),
-            )
-        console.print(table)
-
-
-@ledger_app.command("show")
-@handles_errors
-def ledger_show(
-    run: Annotated[str, typer.Argument(help="The run id (run_...).")],
+def runs_command(
     db: DbOption = None,
-    width: Annotated[int, typer.Option(help="Characters of content to show.")] = 60,
+    status: Annotated[
+        list[StatusFilter] | None,
+        typer.Option(
+            "--status",
+            help="Only runs in this state (repeat for several; none: runs of no graph).",
+            show_default=False,
+        ),
+    ] = None,
+    graph_name: Annotated[
+        str | None, typer.Option("--graph-name", help="Only runs of this graph.")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many runs.", min=1)] = 50,
+    as_json: JsonOption = False,
 ) -> None:
-    """Show a run's entries in chain order."""
+    """List the newest runs: status, graph, age, thread and task."""
     with open_plane(db) as cp:
-        info = cp.ledger.run(run)
-        table = Table(title=f"{run} (head {info.head_hash[:16]})")
-        _columns(table, "seq", "id", "kind", "source", "content", "sha256")
-        for entry in cp.ledger.entries(run):
-            table.add_row(
-                str(entry.seq),
-                entry.id,
-                entry.kind,
-                entry.source,
-                _preview(entry, width),
-                entry.sha256[:12],
-            )
-        console.print(table)
-
-
-@ledger_app.command("verify")
-@handles_errors
-def ledger_verify(
-    run: Annotated[str | None, typer.Option("--run", help="Verify only this run.")] = None,
-    db: DbOption = None,
-) -> None:
-    """Re-derive every hash of the chain; exit 1 and name the first bad entry if broken."""
-    with open_plane(db) as cp:
-        report = cp.ledger.verify(run)
-    if report.ok:
-        console.print(f"[green]ok[/]: {report.checked} entries in {report.runs} run(s) verified")
+        statuses = {str(item) for item in status or ()}
+        rows = run_rows(cp, statuses=statuses, graph_name=graph_name, limit=limit)
+    if as_json:
+        emit_json(rows)
         return
-    err_console.print(
-        f"[bold red]broken[/]: run {report.run_id} entry seq {report.first_bad_seq}"
-        f" ({report.entry_id or 'absent'}): {report.reason}",
-        highlight=False,
-    )
-    raise typer.Exit(1)
+    render_runs(rows, console(), filtered=bool(status or graph_name))
 
 
 @db_app.command("upgrade")
@@ -125,22 +133,26 @@ def db_upgrade(
     engine = _db.create_engine(_db.resolve_url(db))
     try:
         _db.upgrade(engine, revision)
-        console.print(f"schema at {_db.current_revision(engine)}")
+        console().print(f"schema at {_db.current_revision(engine)}")
     finally:
         engine.dispose()
 
 
 @db_app.command("current")
 @handles_errors
-def db_current(db: DbOption = None) -> None:
+def db_current(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Print the schema revision the database is at, and the newest one."""
     engine = _db.create_engine(_db.resolve_url(db))
     try:
         current, head = _db.current_revision(engine), _db.head_revision()
     finally:
         engine.dispose()
-    state = "[green]up to date[/]" if current == head else "[yellow]behind: run assay db upgrade[/]"
-    console.print(f"current {current or '(empty)'}  head {head}  {state}")
+    if as_json:
+        emit_json({"current": current, "head": head, "up_to_date": current == head})
+        return
+    behind = ("behind: run assay db upgrade", "yellow")
+    state = ("up to date", "green") if current == head else behind
+    console().print(styled(f"current {current or '(empty)'}  head {head}  ", state))
 
 
 DEFAULT_GRAPH = "assay.apps.reference:graph"
@@ -165,13 +177,22 @@ def run_command(
     graph: GraphOption = DEFAULT_GRAPH,
     thread: Annotated[str | None, typer.Option("--thread", help="Thread id to use.")] = None,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Start a fenced graph on an input, in a new thread; a run that pauses for a grant
     prints the thread to resume."""
     value = _json_input(input_)
     factory = _graph_factory(graph)
     with open_plane(db) as cp:
-        render_result(cp.ledger, cp.run(factory(cp), value, thread_id=thread), console)
+        result = cp.run(factory(cp), value, thread_id=thread)
+        _show_result(cp, result, as_json=as_json)
+
+
+def _show_result(cp: ControlPlane, result: RunResult, *, as_json: bool) -> None:
+    if as_json:
+        emit_json(result)
+    else:
+        render_result(cp.ledger, result, console())
 
 
 @app.command("resume")
@@ -183,6 +204,7 @@ def resume_command(
     reason: Annotated[str | None, typer.Option(help="Why (recorded with the decision).")] = None,
     graph: GraphOption = DEFAULT_GRAPH,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Approve or deny the irreversible calls a paused run waits on, with the graph
     that started it (another graph is refused)."""
@@ -191,7 +213,7 @@ def resume_command(
         decision["reason"] = reason
     factory = _graph_factory(graph)
     with open_plane(db) as cp:
-        render_result(cp.ledger, cp.resume(factory(cp), thread, decision), console)
+        _show_result(cp, cp.resume(factory(cp), thread, decision), as_json=as_json)
 
 
 @app.command("status")
@@ -199,10 +221,15 @@ def resume_command(
 def status_command(
     thread: Annotated[str, typer.Argument(help="The thread id.")],
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Where a thread stands: its graph, run and status, and the run's outcome."""
     with open_plane(db) as cp:
-        render_thread(cp.ledger, cp.status(thread), console)
+        found = cp.status(thread)
+        if as_json:
+            emit_json(found)
+        else:
+            render_thread(cp.ledger, found, console())
 
 
 @app.command("paused")
@@ -213,10 +240,15 @@ def paused_command(
     ] = None,
     limit: Annotated[int, typer.Option(help="At most this many threads.", min=1)] = 100,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """The threads waiting for a grant, the most recently paused first."""
     with open_plane(db) as cp:
-        render_paused(cp.paused(graph_name=graph_name, limit=limit), console)
+        found = cp.paused(graph_name=graph_name, limit=limit)
+    if as_json:
+        emit_json(found)
+    else:
+        render_paused(found, console())
 
 
 @app.command("demo")
@@ -232,23 +264,27 @@ def demo_command(
     """The invoice audit on the bundled cases: verified claims with their evidence
     spans, abstentions, a grant, the executed action, and the audit."""
     demo = load_reference(DEFAULT_DEMO, "the demo")()
+    out = console()
     with open_plane(db) as cp:
         graph = demo.graph(cp)
         results: dict[str, RunResult] = {}
         for case in demo.cases:
-            console.rule(f"[bold]{shown(case.name)}[/]: {shown(case.task)}")
+            out.rule(styled((shown(case.name), "bold"), f": {shown(case.task, one_line=True)}"))
             result = cp.run(graph, case.input)
-            render_result(cp.ledger, result, console)
+            render_result(cp.ledger, result, out)
             if result.status == "awaiting_grant":
                 result = _decide(cp, graph, result, approve=approve, approver=approver)
             results[case.name] = result
         audited = results[demo.audited]
-        console.rule(f"[bold]audit[/] of the {shown(demo.audited)} run {audited.run_id}")
-        render_audit(cp, audited.run_id, console)
+        out.rule(styled(("audit", "bold"), f" of the {shown(demo.audited)} run {audited.run_id}"))
+        render_audit(cp, audited.run_id, out)
         report = cp.ledger.verify()
-        console.print(
-            f"ledger chain: {'[green]ok' if report.ok else '[red]broken'}[/], "
-            f"{report.checked} entries in {report.runs} runs"
+        out.print(
+            styled(
+                "ledger chain: ",
+                ("ok", "green") if report.ok else ("broken", "red"),
+                f", {report.checked} entries in {report.runs} runs",
+            )
         )
 
 
@@ -257,20 +293,20 @@ def _decide(
 ) -> RunResult:
     """The demo's reviewer: ``--approve`` / ``--deny``, or a question on a terminal."""
     if approve is None:
-        if not console.is_terminal:
-            console.print(
-                f"left pending; resume with: assay resume {result.thread_id} "
+        if not console().is_terminal:
+            console().print(
+                f"left pending; resume with: assay resume {shown(result.thread_id)} "
                 "--approve --approver NAME"
             )
             return result
-        approve = Confirm.ask("approve this irreversible call?", console=console)
+        approve = Confirm.ask("approve this irreversible call?", console=console())
     decision = {
         "approve": approve,
         "approver": approver,
         "reason": "approved in the demo" if approve else "denied in the demo",
     }
     resumed = cp.resume(graph, result.thread_id, decision)
-    render_result(cp.ledger, resumed, console)
+    render_result(cp.ledger, resumed, console())
     return resumed
 
 
@@ -279,15 +315,19 @@ def _decide(
 def audit_command(
     run: Annotated[str, typer.Argument(help="The run id (run_...).")],
     db: DbOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the manifest as JSON, with the audited claims."),
+    ] = False,
 ) -> None:
     """Show a run's claims with their evidence spans and entailment, then its manifest:
     phases, artifacts, gate decisions, verdicts, grants, tool calls and errors."""
     with open_plane(db) as cp:
         if as_json:
-            typer.echo(cp.manifest(run).to_json())
+            manifest = cp.manifest(run).model_dump(mode="json")
+            emit_json({**manifest, "claims": audit_claims(cp, run)})
         else:
-            render_audit(cp, run, console)
+            render_audit(cp, run, console())
 
 
 def _json_input(text: str) -> dict[str, Any]:
@@ -312,25 +352,6 @@ def _graph_factory(reference: str) -> Callable[[ControlPlane], Any]:
     if not callable(factory):
         raise UsageError(f"--graph {reference} is not a factory graph(control_plane)")
     return cast(Callable[[ControlPlane], Any], factory)
-
-
-def _columns(table: Table, *names: str) -> None:
-    """Add columns; identifiers and hashes never wrap or shrink, they are what users copy."""
-    for name in names:
-        exact = name in ("run", "id", "seq", "sha256", "head", "entries")
-        table.add_column(name, no_wrap=exact, min_width=None if not exact else len(name))
-        if exact:
-            table.columns[-1].overflow = "fold"
-
-
-def _short(text: str, width: int = 40) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _preview(entry: LedgerEntry, width: int) -> str:
-    if isinstance(entry.content, bytes):
-        return f"<{len(entry.content)} bytes>"
-    return _short(entry.content.replace("\n", " "), width)
 
 
 def main() -> None:

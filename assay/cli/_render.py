@@ -1,89 +1,88 @@
 """Showing runs on the terminal: a run's outcome, a thread's state, the paused
 threads, and a run's audit. Generic: any fenced graph's results render the same way.
 
-Everything shown comes from agents, tools, reviewers or documents, so it is data:
-rich markup in it is escaped and control characters are made visible.
+Everything shown comes from agents, tools, reviewers or documents, so it is data: the
+consoles parse no markup (see :mod:`assay.cli._common`) and :func:`shown` makes
+control characters visible.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any, cast
 
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from assay.cli._common import age, fit_line, shown, styled
 from assay.cli._gate import render_manifest
 from assay.control_plane import ControlPlane
 from assay.fence import RunResult, ThreadStatus
 from assay.ledger import Ledger, LedgerEntry
 
-__all__ = ["render_audit", "render_paused", "render_result", "render_thread", "shown"]
+__all__ = ["STATUS_COLOURS", "render_audit", "render_paused", "render_result", "render_thread"]
 
-_COLOURS = {
+STATUS_COLOURS = {
     "answered": "green",
     "abstained": "yellow",
     "awaiting_grant": "cyan",
     "failed": "red",
     "running": "blue",
 }
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def shown(value: object, width: int | None = None) -> str:
-    """``value`` as text safe to print with markup: escaped, control characters
-    visible, cut to ``width`` characters when given."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
-    if width is not None and len(text) > width:
-        text = text[: width - 1] + "…"
-    return escape(text)
+def _status(status: str) -> tuple[str, str]:
+    return (shown(status), f"bold {STATUS_COLOURS.get(status, 'default')}")
 
 
 def render_result(ledger: Ledger, result: RunResult, console: Console) -> None:
     """A run's outcome: status, answer, evidence spans, abstentions, grants, actions."""
     console.print(
-        f"[bold {_COLOURS[result.status]}]{result.status}[/] run {shown(result.run_id)} "
-        f"thread {shown(result.thread_id)} (rounds {result.rounds})",
-        highlight=False,
+        styled(
+            _status(result.status),
+            f" run {shown(result.run_id)} thread {shown(result.thread_id)} "
+            f"(rounds {result.rounds})",
+        )
     )
     if result.answer:
-        console.print(Panel(Text(result.answer), title="answer", expand=False))
+        console.print(Panel(Text(shown(result.answer)), title="answer", expand=False))
     _evidence_table(ledger, result, console)
     for item in result.unsupported:
         console.print(
-            f"[yellow]unsupported[/] {shown(item.proposition)}\n"
-            f"    missing: {shown(item.missing_evidence)}",
-            highlight=False,
+            styled(
+                ("unsupported", "yellow"),
+                f" {shown(item.proposition)}\n    missing: {shown(item.missing_evidence)}",
+            )
         )
     for error in result.errors:
         console.print(
-            f"[red]gate[/] {shown(error.get('code'))} at {shown(error.get('path'))}: "
-            f"{shown(error.get('message'))}",
-            highlight=False,
+            styled(
+                ("gate", "red"),
+                f" {shown(error.get('code'))} at {shown(error.get('path'))}: "
+                f"{shown(error.get('message'))}",
+            )
         )
     for pending in result.pending_grants:
         console.print(
-            f"[cyan]pending grant[/] {shown(pending.tool)}@{shown(pending.version)} "
-            f"{shown(pending.args)} (args sha256 {pending.args_sha256[:16]}…)",
-            highlight=False,
+            styled(
+                ("pending grant", "cyan"),
+                f" {shown(pending.tool)}@{shown(pending.version)} {shown(pending.args)} "
+                f"(args sha256 {pending.args_sha256[:16]}…)",
+            )
         )
         for claim in pending.claims:
-            console.print(
-                f"    rests on {shown(claim.get('id'))}: {shown(claim.get('text'))}",
-                highlight=False,
-            )
+            console.print(f"    rests on {shown(claim.get('id'))}: {shown(claim.get('text'))}")
     for action in result.actions:
         detail = action.output if action.status == "executed" else (action.reason or action.error)
         by = f" by {shown(action.approver)}" if action.approver else ""
         console.print(
-            f"[bold]action[/] {shown(action.tool)} {action.status}{by}: {shown(detail)}",
-            highlight=False,
+            styled(
+                ("action", "bold"),
+                f" {shown(action.tool)} {action.status}{by}: {shown(detail)}",
+            )
         )
 
 
@@ -103,70 +102,125 @@ def _evidence_table(ledger: Ledger, result: RunResult, console: Console) -> None
         if verdict.ledger_id in entries and verdict.span:
             text = entries[verdict.ledger_id].text[verdict.span[0] : verdict.span[1]]
             span = f"{verdict.ledger_id}: “{shown(' '.join(text.split()), 110)}”"
-        table.add_row(shown(claim.id), verdict.label, f"{verdict.score:.2f}", span)
+        table.add_row(shown(claim.id), shown(verdict.label), f"{verdict.score:.2f}", span)
     console.print(table)
 
 
 def render_thread(ledger: Ledger, status: ThreadStatus, console: Console) -> None:
     """Where a thread stands: its graph, run and status, then its run's outcome."""
     console.print(
-        f"thread {shown(status.thread_id)}: [bold {_COLOURS[status.status]}]{status.status}[/] "
-        f"graph {shown(status.graph_name)} version {shown(status.graph_version)} "
-        f"run {shown(status.run_id or '-')} (updated "
-        f"{status.updated_at.isoformat(timespec='seconds')})",
-        highlight=False,
+        styled(
+            f"thread {shown(status.thread_id)}: ",
+            _status(status.status),
+            f" graph {shown(status.graph_name)} version {shown(status.graph_version)} "
+            f"run {shown(status.run_id or '-')} (updated "
+            f"{status.updated_at.isoformat(timespec='seconds')})",
+        )
     )
     if status.result is not None:
         render_result(ledger, status.result, console)
 
 
 def render_paused(threads: Sequence[ThreadStatus], console: Console) -> None:
-    """The threads waiting for a grant, with the calls they wait on."""
-    table = Table(title="paused for a grant", title_justify="left")
-    for column in ("thread", "graph", "run", "paused at", "pending calls"):
-        exact = column in ("thread", "run")
-        table.add_column(column, no_wrap=exact, overflow="fold" if exact else "ellipsis")
-    for item in threads:
+    """The threads waiting for a grant, two lines each, cut to the console's width: the
+    run, how long it has waited and its graph, then the thread and the calls it waits on."""
+    if not threads:
+        console.print("no thread is waiting for a grant")
+        return
+    ages = [age(item.updated_at) for item in threads]
+    run_w = max(3, *(len(shown(item.run_id or "-")) for item in threads))
+    age_w = max(6, *(len(a) for a in ages))
+    header = f"{'RUN'.ljust(run_w)}  {'WAITED'.rjust(age_w)}  GRAPH"
+    fit_line(console, Text(header, style="bold"))
+    for item, waited in zip(threads, ages, strict=True):
+        graph = f"{shown(item.graph_name, one_line=True)} v{shown(item.graph_version)}"
+        line = f"{shown(item.run_id or '-').ljust(run_w)}  {waited.rjust(age_w)}  {graph}"
+        fit_line(console, Text(line))
         pending = item.result.pending_grants if item.result is not None else ()
-        calls = ", ".join(f"{shown(p.tool)} {shown(p.args, 60)}" for p in pending)
-        table.add_row(
-            shown(item.thread_id),
-            f"{shown(item.graph_name)} v{shown(item.graph_version)}",
-            shown(item.run_id or "-"),
-            item.updated_at.isoformat(timespec="seconds"),
-            calls or "-",
+        calls = ", ".join(
+            f"{shown(p.tool)}@{shown(p.version)} {shown(p.args, one_line=True)}" for p in pending
         )
-    console.print(table)
+        details = f"thread {shown(item.thread_id, one_line=True)} · waits on {calls or '-'}"
+        fit_line(console, Text("    " + details, style="dim"))
 
 
 def render_audit(cp: ControlPlane, run_id: str, console: Console) -> None:
     """A run's claims as audited: each proposition's verdict and the exact ledger span
     it rests on, then its grants and actions, then the full manifest."""
+    manifest = cp.manifest(run_id)
+    table = Table(
+        "claim",
+        "proposition",
+        "entailment",
+        "score",
+        "evidence span",
+        title=f"claims of {shown(run_id)}",
+    )
+    for row in audit_claims(cp, run_id):
+        span_text = ""
+        if row["span"] is not None:
+            start, end = row["span"]
+            span_text = f"{shown(row['ledger_id'])}[{start}:{end}] “{shown(row['quote'])}”"
+        table.add_row(
+            shown(row["claim_id"]),
+            shown(row["proposition"]),
+            shown(row["label"]),
+            f"{row['score']:.2f}",
+            span_text or shown(row["reason"] or ""),
+        )
+    console.print(table)
+    render_manifest(manifest, console)
+
+
+def audit_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
+    """The verifier's verdicts on the run's propositions, each with the exact span of
+    the ledger entry it rests on (``quote``, white space made single)."""
     verdicts = [
         v
         for v in map(_verifier_record, cp.ledger.entries(run_id, kinds=["verdict"]))
         if v is not None
     ]
-    entries = cp.ledger.get_many(v["ledger_id"] for v in verdicts if v.get("ledger_id"))
-    table = Table(
-        "claim", "proposition", "entailment", "score", "evidence span", title=f"claims of {run_id}"
+    entries = cp.ledger.get_many(
+        v["ledger_id"] for v in verdicts if isinstance(v.get("ledger_id"), str)
     )
+    rows: list[dict[str, Any]] = []
     for verdict in verdicts:
-        span_text = ""
-        entry = entries.get(verdict.get("ledger_id") or "")
-        if entry is not None and verdict.get("span"):
-            start, end = verdict["span"]
-            text = shown(" ".join(entry.text[start:end].split()))
-            span_text = f"{entry.id}[{start}:{end}] “{text}”"
-        table.add_row(
-            shown(verdict["claim_id"]),
-            shown(verdict["proposition"]),
-            shown(verdict["label"]),
-            f"{float(verdict['score']):.2f}",
-            span_text or shown(verdict.get("reason", "")),
+        ledger_id = verdict.get("ledger_id")
+        entry = entries.get(ledger_id) if isinstance(ledger_id, str) else None
+        span = _span(verdict.get("span"))
+        quote = None
+        if entry is not None and span is not None:
+            quote = " ".join(entry.text[span[0] : span[1]].split())
+        rows.append(
+            {
+                "claim_id": verdict["claim_id"],
+                "proposition": verdict["proposition"],
+                "label": verdict["label"],
+                "score": _score(verdict["score"]),
+                "ledger_id": ledger_id if entry is not None else None,
+                "span": span if entry is not None else None,
+                "quote": quote,
+                "reason": verdict.get("reason"),
+            }
         )
-    console.print(table)
-    render_manifest(cp.manifest(run_id), console)
+    return rows
+
+
+def _span(value: object) -> tuple[int, int] | None:
+    if not isinstance(value, list | tuple):
+        return None
+    pair = cast(Sequence[object], value)
+    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
+        return None
+    start, end = cast(Sequence[int], pair)
+    return (start, end) if 0 <= start <= end else None
+
+
+def _score(value: object) -> float:
+    try:
+        return float(cast(Any, value))
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def _verifier_record(entry: LedgerEntry) -> dict[str, Any] | None:
