@@ -76,7 +76,10 @@ def render_result(ledger: Ledger, result: RunResult, console: Console) -> None:
         for claim in pending.claims:
             console.print(f"    rests on {shown(claim.get('id'))}: {shown(claim.get('text'))}")
     for action in result.actions:
-        detail = action.output if action.status == "executed" else (action.reason or action.error)
+        detail: object = action.output if action.status == "executed" else action.reason
+        if action.status != "executed" and action.error is not None:
+            # The code and its one-line message; the full record is in the ledger.
+            detail = f"{action.error.get('code')}: {action.error.get('message')}"
         by = f" by {shown(action.approver)}" if action.approver else ""
         console.print(
             styled(

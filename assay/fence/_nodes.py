@@ -110,6 +110,10 @@ def policy_node(control_plane: FenceComponents) -> Node:
         for intent, request in _irreversible(control_plane, run_id, handover):
             if intent.id in granted or intent.id in state.get("denied", {}):
                 continue
+            if _repeats_an_effect(control_plane, request):
+                # No grant can make it run but a person's that supersedes the earlier
+                # call: the bus refuses it as duplicate_effect, naming that call.
+                continue
             grant = control_plane.grants.evaluate_policy(run_id, request)
             if grant is not None:
                 granted[intent.id] = {
@@ -123,6 +127,13 @@ def policy_node(control_plane: FenceComponents) -> Node:
         return {"granted": granted, "pending": [p.model_dump(mode="json") for p in pending]}
 
     return policy
+
+
+def _repeats_an_effect(control_plane: FenceComponents, request: GrantRequest) -> bool:
+    """Whether the call would repeat an effect another call already performed (its
+    tool declares an idempotency key and a call with the same key has started)."""
+    held = control_plane.bus.prior_effect(request.tool, request.args, version=request.version)
+    return held is not None
 
 
 def grant_node(control_plane: FenceComponents) -> Node:

@@ -20,6 +20,7 @@ from assay.tool_bus._diff import (
     diff_precheck,
     diff_problems,
 )
+from assay.tool_bus._effects import EffectHolder
 from assay.tool_bus._grants import Grants, approver_problems
 from assay.tool_bus._langchain import RUN_ID_KEY, BusTool, bus_tool
 from assay.tool_bus._policy import Condition, Policy, Rule, load_policy
@@ -49,6 +50,7 @@ __all__ = [
     "ClaimStatusSource",
     "Condition",
     "DiffCode",
+    "EffectHolder",
     "EntailmentLabel",
     "ErrorCode",
     "ErrorDetail",

@@ -7,9 +7,13 @@ Order of a call, and where each refusal is decided::
     arguments valid?      ─► invalid_arguments      (nothing has run)
     handler bound here?   ─► no_handler
     tool pre-check?       ─► its code (empty_diff, malformed_diff, forbidden_path)
+    effect done before?   ─► duplicate_effect (a tool with an idempotency key whose
+                             effect another call performed, in any run, unless the
+                             grant supersedes that call)
     irreversible: grant?  ─► grant_required / grant_invalid (policy rules may grant)
-    start: ledger tool_call (canonical arguments, RFC 8785), grant use and call row,
-           in one transaction (database keys: single use, once)
+    start: ledger tool_call (canonical arguments, RFC 8785), grant use, effect claim
+           and call row, in one transaction (database keys: single use, once, one
+           holder per effect)
     handler               ─► tool_failed / tool_timeout
     output valid?         ─► invalid_output (the bad output kept in an error entry)
     settle: ledger tool_output (or error) and the result row, in one transaction
@@ -51,6 +55,14 @@ from assay._db import InsertIfAbsent
 from assay.errors import ContentTooLarge, RunError, ToolNotFound
 from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json
 from assay.tool_bus import _tables as t
+from assay.tool_bus._effects import (
+    EffectHolder,
+    EffectKey,
+    claim_effect,
+    duplicate_failure,
+    effect_key,
+    holder,
+)
 from assay.tool_bus._grants import Grants
 from assay.tool_bus._records import ErrorDetail, GrantRequest, ToolFailure, ToolResult
 from assay.tool_bus._registry import Binding, ToolRegistry
@@ -94,6 +106,23 @@ class _Append(Protocol):
         content: str | bytes,
         metadata: dict[str, Any] | None = None,
     ) -> LedgerEntry: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Checked:
+    """What the checks before the start came to: a refusal, or what the start needs."""
+
+    refusal: ToolFailure | None = None
+    binding: Binding | None = None
+    grant_id: str | None = None
+    #: The effect the call performs (a tool with an idempotency key), and the call
+    #: that held it when checked (superseded by this call's grant).
+    effect: EffectKey | None = None
+    after: EffectHolder | None = None
+
+
+class _EffectTaken(Exception):
+    """Another call claimed the effect between the check and the start."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -233,53 +262,68 @@ class ToolBus:
             failure = ToolFailure(code=exc.code, message=str(exc), details=details)
             return self._refused(call, None, failure)
         entry = self._record_call(call, spec) if spec.side_effect == "irreversible" else None
-        refusal, binding, grant_id = self._check(call, spec)
-        if refusal is not None or binding is None:
-            assert refusal is not None
+        checked = self._check(call, spec)
+        if checked.refusal is not None or checked.binding is None:
+            assert checked.refusal is not None
             if entry is None:
-                return self._refused(call, spec, refusal)
+                return self._refused(call, spec, checked.refusal)
             with self._ledger.batch(call.run_id) as batch:
-                return self._refuse(batch.append, call, entry, refusal)
-        return self._start(call, spec, binding, entry, grant_id)
+                return self._refuse(batch.append, call, entry, checked.refusal)
+        return self._start(call, spec, entry, checked)
 
-    def _check(
-        self, call: _Call, spec: ToolSpec
-    ) -> tuple[ToolFailure | None, Binding | None, str | None]:
+    def _check(self, call: _Call, spec: ToolSpec) -> _Checked:
         problems = list(call.args_problems) or argument_errors(spec, call.args)
         if problems:
-            return (
-                ToolFailure(
+            return _Checked(
+                refusal=ToolFailure(
                     code="invalid_arguments",
                     message=(
                         f"{len(problems)} problem(s) with the arguments for {spec.ref}; nothing ran"
                     ),
                     details=problems,
-                ),
-                None,
-                None,
+                )
             )
         binding = self._registry.binding(spec.name, spec.version)
         if binding is None:
-            return (
-                ToolFailure(
+            return _Checked(
+                refusal=ToolFailure(
                     code="no_handler",
                     message=(f"{spec.ref} is registered but has no handler in this process"),
-                ),
-                None,
-                None,
+                )
             )
         if binding.precheck is not None:
             refused = binding.precheck(dict(call.args_json))
             if refused is not None:
-                return refused, None, None
+                return _Checked(refusal=refused)
         if spec.side_effect != "irreversible":
-            return None, binding, None
+            return _Checked(binding=binding)
+        key = effect_key(spec, call.args_json)
+        if isinstance(key, ToolFailure):
+            return _Checked(refusal=key)
+        earlier = holder(self._engine, key) if key is not None else None
+        if earlier is not None and call.grant_id is None:
+            # No grant can supersede it: a policy rule's never does, so none is
+            # issued for a call that could not run.
+            request = self._request(call, spec, supersedes=(earlier.call_ledger_id,))
+            return _Checked(refusal=duplicate_failure(spec, earlier, request))
         refusal, grant_id = self._grant_for(call, spec)
-        return refusal, binding, grant_id
+        superseded = (
+            earlier is None
+            or grant_id is None
+            or earlier.call_ledger_id in self._grants.get(grant_id).supersedes
+        )
+        if refusal is None and earlier is not None and not superseded:
+            request = self._request(call, spec, supersedes=(earlier.call_ledger_id,))
+            return _Checked(refusal=duplicate_failure(spec, earlier, request))
+        return _Checked(
+            refusal=refusal, binding=binding, grant_id=grant_id, effect=key, after=earlier
+        )
 
-    def _grant_for(self, call: _Call, spec: ToolSpec) -> tuple[ToolFailure | None, str | None]:
+    @staticmethod
+    def _request(call: _Call, spec: ToolSpec, *, supersedes: tuple[str, ...] = ()) -> GrantRequest:
+        """The grant request for exactly this call."""
         assert call.args_sha256 is not None
-        request = GrantRequest(
+        return GrantRequest(
             run_id=call.run_id,
             tool=spec.name,
             version=spec.version,
@@ -287,7 +331,12 @@ class ToolBus:
             args_sha256=call.args_sha256,
             depends_on=call.depends_on,
             call_id=call.call_id,
+            supersedes=supersedes,
         )
+
+    def _grant_for(self, call: _Call, spec: ToolSpec) -> tuple[ToolFailure | None, str | None]:
+        assert call.args_sha256 is not None
+        request = self._request(call, spec)
         if call.grant_id is None:
             granted = self._grants.evaluate_policy(call.run_id, request)
             if granted is not None:
@@ -310,17 +359,14 @@ class ToolBus:
         return None, call.grant_id
 
     def _start(
-        self,
-        call: _Call,
-        spec: ToolSpec,
-        binding: Binding,
-        entry: LedgerEntry | None,
-        grant_id: str | None,
+        self, call: _Call, spec: ToolSpec, entry: LedgerEntry | None, checked: _Checked
     ) -> ToolResult | _Step:
         """Record the call (unless its ``tool_call`` entry is already written) and its
-        start row, and the grant's use, in one transaction, committed before the
-        handler runs; a call id or grant that another start took first is a lost race."""
-        assert call.args_sha256 is not None
+        start row, the grant's use and the effect's claim, in one transaction,
+        committed before the handler runs; a call id, grant or effect that another
+        start took first is a lost race."""
+        assert call.args_sha256 is not None and checked.binding is not None
+        binding, grant_id = checked.binding, checked.grant_id
         with self._ledger.batch(call.run_id) as batch:
             if entry is None:
                 entry = self._append_call(batch.append, call, spec)
@@ -334,7 +380,12 @@ class ToolBus:
                 "grant_id": grant_id,
                 "started_at": datetime.now(UTC),
             }
-            won = _insert_start(batch.connection, row)
+            try:
+                won = _insert_start(batch.connection, row, checked)
+            except _EffectTaken:
+                won = None
+        if won is None:
+            return self._effect_taken(call, spec, entry, checked)
         if not won:
             return self._lost_race(call, entry, grant_id)
         timeout = binding.timeout_s if binding.timeout_s is not None else self.timeout_s
@@ -359,8 +410,35 @@ class ToolBus:
         with self._ledger.batch(call.run_id) as batch:
             return self._refuse(batch.append, call, entry, failure)
 
+    def _effect_taken(
+        self, call: _Call, spec: ToolSpec, entry: LedgerEntry, checked: _Checked
+    ) -> ToolResult:
+        """Another call claimed the effect after this one was checked: the call is
+        refused as a duplicate of whichever call holds the effect now."""
+        earlier = self._earlier(call)
+        if earlier is not None:
+            return earlier
+        assert checked.effect is not None
+        now = holder(self._engine, checked.effect)
+        assert now is not None  # the claim that won is committed before ours failed
+        request = self._request(call, spec, supersedes=(now.call_ledger_id,))
+        with self._ledger.batch(call.run_id) as batch:
+            return self._refuse(batch.append, call, entry, duplicate_failure(spec, now, request))
+
     def _earlier(self, call: _Call) -> ToolResult | None:
         return earlier_result(self._engine, self._ledger, call)
+
+    def prior_effect(
+        self, tool: str, args: Mapping[str, Any], *, version: str | None = None
+    ) -> EffectHolder | None:
+        """The call that already performed the effect a call of ``tool`` with ``args``
+        would perform (its tool declares an idempotency key and some call with the
+        same key values has started), in any run; ``None`` otherwise. What a reviewer
+        should see before approving a repeat, and what a grant's ``supersedes`` names
+        (its ``call_ledger_id``)."""
+        spec = self._registry.get(tool, version)
+        key = effect_key(spec, args)
+        return holder(self._engine, key) if isinstance(key, EffectKey) else None
 
     def call_started(self, run_id: str, call_id: str) -> bool:
         """Whether a handler was ever started under ``call_id`` in ``run_id``."""
@@ -513,9 +591,11 @@ class ToolBus:
         return ToolResult(ok=False, ledger_id=entry.id, error=error)
 
 
-def _insert_start(conn: Connection, row: dict[str, Any]) -> bool:
-    """Insert a call's start row, and its grant's use when it has a grant; False when
-    the call id (or the grant) was taken first, and nothing of the two is written."""
+def _insert_start(conn: Connection, row: dict[str, Any], checked: _Checked) -> bool:
+    """Insert a call's start row, its grant's use when it has a grant and its effect's
+    claim when its tool has an idempotency key; False when the call id (or the grant)
+    was taken first, :class:`_EffectTaken` when the effect was, and nothing of the
+    three is written either way."""
     if row["grant_id"] is None:
         return _INSERT_CALL_IF_ABSENT(conn, row)
     use = {k: row[k] for k in ("grant_id", "run_id", "call_id")} | {"used_at": row["started_at"]}
@@ -523,6 +603,20 @@ def _insert_start(conn: Connection, row: dict[str, Any]) -> bool:
         with conn.begin_nested():  # a savepoint: the call's ledger record stays
             conn.execute(_INSERT_GRANT_USE, use)
             conn.execute(_INSERT_CALL, row)
+            if checked.effect is not None:
+                try:
+                    with conn.begin_nested():
+                        claim_effect(
+                            conn,
+                            checked.effect,
+                            after=checked.after,
+                            run_id=row["run_id"],
+                            call_id=row["call_id"],
+                            call_ledger_id=row["call_ledger_id"],
+                            started_at=row["started_at"],
+                        )
+                except IntegrityError as exc:
+                    raise _EffectTaken from exc  # undoes the use and the call row too
     except IntegrityError:
         return False
     return True

@@ -21,6 +21,10 @@ ledger entry edited after the fact, therefore grants nothing.
 A policy rule approves only values that the verified claims themselves state: every
 number and boolean of the call, and every argument the rule tests, must be written
 in the entailed propositions of the claims it depends on (see ``assay._values``).
+
+A grant may name earlier calls it ``supersedes``: the ``tool_call`` ledger entries
+of calls of the same tool whose effect (its idempotency key) this call repeats on
+purpose. Only a person's grant supersedes; a policy rule never repeats an effect.
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ _MAX_TTL_S = 7 * 86_400
 _MAX_APPROVER = 200
 _MAX_CALL_ID = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_MAX_SUPERSEDES = 16
 
 
 class Grants:
@@ -114,6 +119,10 @@ class Grants:
             or not (math.isfinite(ttl_s))
         ):
             reasons.append(f"ttl_s must be between 0 and {_MAX_TTL_S} seconds")
+        if not reasons and isinstance(request, GrantRequest) and request.supersedes:
+            if via != "human":
+                reasons.append("only a person's grant may supersede an earlier call's effect")
+            reasons += self._supersedes_problems(request)
         if not reasons:
             reasons = self.claim_problems(run_id, request)
         if reasons:
@@ -140,6 +149,30 @@ class Grants:
         if spec.side_effect == "irreversible" and not request.depends_on:
             return [f"{spec.ref} is irreversible: a grant needs at least one supporting claim"]
         return []
+
+    def _supersedes_problems(self, request: GrantRequest) -> list[str]:
+        """Why the calls ``request`` supersedes are not earlier calls of its tool: each
+        must be the ``tool_call`` ledger entry of a call of the same tool, in any run."""
+        named: object = request.supersedes
+        if not isinstance(named, tuple) or not all(isinstance(i, str) for i in named):
+            return ["supersedes must be a list of tool_call ledger entry ids"]
+        ids: tuple[str, ...] = named
+        if len(ids) > _MAX_SUPERSEDES:
+            return [f"a grant supersedes at most {_MAX_SUPERSEDES} earlier calls"]
+        if len(set(ids)) != len(ids):
+            return ["supersedes names a call twice"]
+        problems: list[str] = []
+        entries = self._ledger.get_many(ids)
+        for ledger_id in ids:
+            entry = entries.get(ledger_id)
+            if entry is None or entry.kind != "tool_call":
+                problems.append(f"supersedes {ledger_id!r}: no tool_call entry has this id")
+            elif not entry.source.startswith(f"tool:{request.tool}@"):
+                other = entry.source.removeprefix("tool:")
+                problems.append(
+                    f"supersedes {ledger_id!r}: that call is of {other}, not of {request.tool}"
+                )
+        return problems
 
     def claim_problems(self, run_id: str, request: GrantRequest) -> list[str]:
         """Why the claims of ``request`` do not (yet) support a grant; empty when every
@@ -187,6 +220,8 @@ class Grants:
             "issued_at": issued.isoformat(),
             "expires_at": expires.isoformat(),
         }
+        if request.supersedes:  # absent otherwise: older records read the same
+            body["supersedes"] = list(request.supersedes)
 
         def insert_row(conn: sa.Connection, entry: LedgerEntry) -> None:
             standing = self._standing(conn, request.run_id, request.call_id or "", issued)
@@ -206,6 +241,9 @@ class Grants:
                     issued_at=issued,
                     expires_at=expires,
                     ledger_id=entry.id,
+                    supersedes_json=json.dumps(list(request.supersedes))
+                    if request.supersedes
+                    else None,
                 )
             )
 
@@ -430,6 +468,7 @@ def _grant_from_row(row: Any) -> Grant:
         issued_at=_utc(row.issued_at),
         expires_at=_utc(row.expires_at),
         ledger_id=row.ledger_id,
+        supersedes=tuple(json.loads(row.supersedes_json)) if row.supersedes_json else (),
     )
 
 
@@ -449,6 +488,7 @@ def _record_differs(grant: Grant, entry: LedgerEntry) -> str | None:
             "via": body["via"],
             "issued_at": _utc(datetime.fromisoformat(body["issued_at"])),
             "expires_at": _utc(datetime.fromisoformat(body["expires_at"])),
+            "supersedes": tuple(body.get("supersedes", ())),
         }
         arguments_hash = args_sha256(body["args"])
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
@@ -469,5 +509,6 @@ def _record_differs(grant: Grant, entry: LedgerEntry) -> str | None:
         "via": grant.via,
         "issued_at": grant.issued_at,
         "expires_at": grant.expires_at,
+        "supersedes": grant.supersedes,
     }
     return next((k for k, v in held.items() if recorded[k] != v), None)

@@ -46,6 +46,7 @@ ErrorCode = Literal[
     "malformed_diff",
     "forbidden_path",
     "no_run",
+    "duplicate_effect",
 ]
 
 EntailmentLabel = VerdictLabel
@@ -79,6 +80,10 @@ class GrantRequest:
     args_sha256: str
     depends_on: tuple[str, ...] = ()
     call_id: str | None = None
+    #: The ledger ids of earlier calls (their ``tool_call`` entries) whose effect this
+    #: call repeats on purpose: a tool with an idempotency key refuses a second call
+    #: with the same key unless its grant names the earlier one here.
+    supersedes: tuple[str, ...] = ()
 
     @classmethod
     def for_call(
@@ -90,6 +95,7 @@ class GrantRequest:
         depends_on: Sequence[str] = (),
         *,
         call_id: str | None = None,
+        supersedes: Sequence[str] = (),
     ) -> GrantRequest:
         return cls(
             run_id=run_id,
@@ -99,10 +105,11 @@ class GrantRequest:
             args_sha256=args_sha256(dict(args)),
             depends_on=tuple(depends_on),
             call_id=call_id,
+            supersedes=tuple(supersedes),
         )
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "run_id": self.run_id,
             "tool": self.tool,
             "version": self.version,
@@ -111,6 +118,9 @@ class GrantRequest:
             "depends_on": list(self.depends_on),
             "call_id": self.call_id,
         }
+        if self.supersedes:
+            data["supersedes"] = list(self.supersedes)
+        return data
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -147,6 +157,7 @@ class ToolFailure:
                 args_sha256=request["args_sha256"],
                 depends_on=tuple(request["depends_on"]),
                 call_id=request.get("call_id"),
+                supersedes=tuple(request.get("supersedes", ())),
             ),
         )
 
@@ -202,6 +213,8 @@ class Grant:
     expires_at: datetime
     ledger_id: str
     call_id: str | None = None
+    #: The earlier calls (``tool_call`` ledger ids) whose effect this grant repeats.
+    supersedes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -18,6 +18,7 @@ from typing import Any, Literal, cast, get_args
 
 import rfc8785
 import semver
+from jsonpointer import JsonPointer, JsonPointerException
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
@@ -84,8 +85,15 @@ class ToolSpec:
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any] | bool
     side_effect: SideEffect
+    #: JSON pointers (RFC 6901) into the arguments whose values name the effect: an
+    #: irreversible call with the same values is the same effect, refused in any run
+    #: once one has started (``duplicate_effect``) unless its grant supersedes the
+    #: earlier call. Empty: no key, every call is its own effect.
+    idempotency_key: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if isinstance(self.idempotency_key, list):
+            object.__setattr__(self, "idempotency_key", tuple(self.idempotency_key))
         problems = _problems(self)
         if problems:
             raise InvalidToolSpec(problems)
@@ -101,8 +109,10 @@ class ToolSpec:
         return f"{self.name}@{self.version}"
 
     def as_json(self) -> dict[str, Any]:
-        """The spec as plain JSON data (what the registry stores, canonicalised)."""
-        return {
+        """The spec as plain JSON data (what the registry stores, canonicalised). A
+        spec without an idempotency key has no such field, so its stored bytes and
+        hash are what they were before keys existed."""
+        data: dict[str, Any] = {
             "name": self.name,
             "version": self.version,
             "description": self.description,
@@ -110,6 +120,9 @@ class ToolSpec:
             "output_schema": thaw(self.output_schema),
             "side_effect": self.side_effect,
         }
+        if self.idempotency_key:
+            data["idempotency_key"] = list(self.idempotency_key)
+        return data
 
     @cached_property
     def canonical(self) -> str:
@@ -147,6 +160,40 @@ def _problems(spec: ToolSpec) -> list[str]:
         )
     problems += _schema_problems("input_schema", spec.input_schema, need_object=True)
     problems += _schema_problems("output_schema", spec.output_schema, need_object=False)
+    problems += _key_problems(spec)
+    return problems
+
+
+_MAX_KEY_POINTERS = 16
+
+
+def _key_problems(spec: ToolSpec) -> list[str]:
+    key: object = spec.idempotency_key
+    if not isinstance(key, tuple):
+        return ["idempotency_key must be a list of JSON pointers (e.g. ['/invoice', '/line'])"]
+    pointers = cast(tuple[object, ...], key)
+    if not pointers:
+        return []
+    problems: list[str] = []
+    if spec.side_effect != "irreversible":
+        problems.append(
+            "idempotency_key is for irreversible tools: only their effects are refused twice"
+        )
+    if len(pointers) > _MAX_KEY_POINTERS:
+        problems.append(f"idempotency_key names at most {_MAX_KEY_POINTERS} pointers")
+    for pointer in pointers:
+        if not isinstance(pointer, str) or not pointer.startswith("/") or len(pointer) > 200:
+            problems.append(
+                f"idempotency_key entry {pointer!r} is not a JSON pointer into the arguments "
+                "(it starts with '/', e.g. '/invoice')"
+            )
+            continue
+        try:
+            JsonPointer(pointer)
+        except JsonPointerException as exc:
+            problems.append(f"idempotency_key entry {pointer!r} is not a JSON pointer: {exc}")
+    if len(set(pointers)) != len(pointers):
+        problems.append("idempotency_key names a pointer twice")
     return problems
 
 

@@ -1,4 +1,5 @@
-"""SQLAlchemy Core tables of the tool bus; the migration 0002_tool_registry creates them."""
+"""SQLAlchemy Core tables of the tool bus; the migration 0002_tool_registry creates them
+(``tool_effects`` and ``tool_grants.supersedes_json``: 0007_tool_effects)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ grants = sa.Table(
     sa.Column("ledger_id", sa.String(32), nullable=False),
     # The one call this grant may be used for (0004_refuse_replace).
     sa.Column("call_id", sa.String(200), nullable=True),
+    # The earlier calls whose effect it repeats, a JSON list of ledger ids (0007).
+    sa.Column("supersedes_json", sa.Text(), nullable=True),
 )
 
 grant_uses = sa.Table(
@@ -63,4 +66,21 @@ results = sa.Table(
     sa.Column("call_id", sa.String(200), primary_key=True),
     sa.Column("result_json", sa.Text(), nullable=False),
     sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+#: Who performed each effect of a tool with an idempotency key. Append-only: a call
+#: that supersedes the holder adds the next generation, and of two such calls (or two
+#: first calls) the primary key lets exactly one in.
+effects = sa.Table(
+    "tool_effects",
+    metadata,
+    sa.Column("tool", sa.String(64), primary_key=True),
+    sa.Column("key_sha256", sa.String(64), primary_key=True),
+    sa.Column("generation", sa.Integer(), primary_key=True, autoincrement=False),
+    sa.Column("key_json", sa.Text(), nullable=False),
+    sa.Column("run_id", sa.String(64), nullable=False),
+    sa.Column("call_id", sa.String(200), nullable=False),
+    sa.Column("call_ledger_id", sa.String(32), nullable=False),
+    sa.Column("supersedes", sa.String(32), nullable=True),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
 )
