@@ -51,6 +51,7 @@ from assay.fence._review import (
 from assay.fence._runner import aresume, arun, paused, resume, run, status
 from assay.fence._state import FenceState
 from assay.fence._threads import GraphIdentity
+from assay.fence._tracing import InvocationSpan, invocation_span, traced_node
 
 __all__ = [
     "HANDOVER_PROMPT",
@@ -67,6 +68,7 @@ __all__ = [
     "GraphIdentity",
     "IntentDecision",
     "IntentDecisions",
+    "InvocationSpan",
     "PendingCall",
     "PendingGrant",
     "ReactAgent",
@@ -93,6 +95,7 @@ __all__ = [
     "grant_node",
     "graph_identity",
     "handover_response_schema",
+    "invocation_span",
     "open_checkpointer",
     "parse_decision",
     "paused",
@@ -105,5 +108,6 @@ __all__ = [
     "review_request_json_schema_text",
     "run",
     "status",
+    "traced_node",
     "verify_node",
 ]

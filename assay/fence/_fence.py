@@ -42,6 +42,7 @@ from assay.fence._nodes import (
 from assay.fence._result import ActionRecord, PendingGrant, RunResult, RunStatus
 from assay.fence._state import FenceState
 from assay.fence._threads import GraphIdentity
+from assay.fence._tracing import traced_node
 from assay.gate import Claim, Gate, Handover
 from assay.ledger import Ledger
 from assay.tool_bus import Grants, Policy, ToolBus, ToolRegistry, load_policy
@@ -137,17 +138,22 @@ def fence(
         raise UsageError("prepare must be a callable taking the run's input")
     acting = control_plane if policy is None else _PolicyScoped(control_plane, load_policy(policy))
     builder = StateGraph(FenceState)
-    builder.add_node("begin", _begin(control_plane, identity))
-    builder.add_node("agent", agent_node(agent, control_plane))
+    builder.add_node("begin", traced_node("begin", _begin(control_plane, identity)))
+    builder.add_node("agent", traced_node("agent", agent_node(agent, control_plane)))
     builder.add_node(
-        "gate", gate_node(control_plane, require_no_open_questions=require_no_open_questions)
+        "gate",
+        traced_node(
+            "gate", gate_node(control_plane, require_no_open_questions=require_no_open_questions)
+        ),
     )
-    builder.add_node("verify", verify_node(control_plane))
-    builder.add_node("abstain", abstain_node(control_plane))
-    builder.add_node("policy", _announcing_pending(acting, policy_node(acting)))
-    builder.add_node("grant", grant_node(acting))
-    builder.add_node("act", act_node(acting))
-    builder.add_node("finish", _finish(control_plane, writer))
+    builder.add_node("verify", traced_node("verify", verify_node(control_plane)))
+    builder.add_node("abstain", traced_node("abstain", abstain_node(control_plane)))
+    builder.add_node(
+        "policy", traced_node("policy", _announcing_pending(acting, policy_node(acting)))
+    )
+    builder.add_node("grant", traced_node("grant", grant_node(acting)))
+    builder.add_node("act", traced_node("act", act_node(acting)))
+    builder.add_node("finish", traced_node("finish", _finish(control_plane, writer)))
     builder.add_edge(START, "begin")
     builder.add_edge("begin", "agent")
     builder.add_edge("agent", "gate")

@@ -63,6 +63,7 @@ from assay.fence._result import RunResult, ThreadStatus
 from assay.fence._review import PendingCall, parse_decision
 from assay.fence._state import FenceState
 from assay.fence._threads import GraphIdentity, ThreadRow
+from assay.fence._tracing import invocation_span
 from assay.tool_bus import json_problems
 
 __all__ = ["aresume", "arun", "paused", "resume", "run", "status"]
@@ -82,8 +83,14 @@ def run(
     """Start ``graph`` on ``input`` (``{"task": str, "context": {...}}``, after the
     graph's ``prepare``) in a new thread (``thread_id``, or a fresh one)."""
     payload, config = _start(components, graph, input, thread_id)
-    _claim(components, graph_identity(graph), config, graph.get_state(config))
-    return _settle(components, config, lambda: graph.invoke(payload, config, durability=DURABILITY))
+    identity = graph_identity(graph)
+    _claim(components, identity, config, graph.get_state(config))
+    with invocation_span("run", identity, _thread_of(config)) as span:
+        result = _settle(
+            components, config, lambda: graph.invoke(payload, config, durability=DURABILITY)
+        )
+        span.finish(result)
+    return result
 
 
 async def arun(
@@ -96,10 +103,14 @@ async def arun(
     """:func:`run` on the event loop (``graph.ainvoke``): the graph's async nodes and
     the checkpointer's async methods run there."""
     payload, config = _start(components, graph, input, thread_id)
-    _claim(components, graph_identity(graph), config, await graph.aget_state(config))
-    return await _asettle(
-        components, config, lambda: graph.ainvoke(payload, config, durability=DURABILITY)
-    )
+    identity = graph_identity(graph)
+    _claim(components, identity, config, await graph.aget_state(config))
+    with invocation_span("run", identity, _thread_of(config)) as span:
+        result = await _asettle(
+            components, config, lambda: graph.ainvoke(payload, config, durability=DURABILITY)
+        )
+        span.finish(result)
+    return result
 
 
 def resume(
@@ -114,10 +125,12 @@ def resume(
     snapshot = graph.get_state(config)
     _check_paused(components, graph, config, decision, snapshot)
     command = Command(resume=dict(decision))
-    result = _settle(
-        components, config, lambda: graph.invoke(command, config, durability=DURABILITY)
-    )
-    _refuse_rival(components, snapshot, decision)
+    with invocation_span("resume", graph_identity(graph), thread_id) as span:
+        result = _settle(
+            components, config, lambda: graph.invoke(command, config, durability=DURABILITY)
+        )
+        _refuse_rival(components, snapshot, decision)
+        span.finish(result)
     return result
 
 
@@ -132,10 +145,12 @@ async def aresume(
     snapshot = await graph.aget_state(config)
     _check_paused(components, graph, config, decision, snapshot)
     command = Command(resume=dict(decision))
-    result = await _asettle(
-        components, config, lambda: graph.ainvoke(command, config, durability=DURABILITY)
-    )
-    _refuse_rival(components, snapshot, decision)
+    with invocation_span("resume", graph_identity(graph), thread_id) as span:
+        result = await _asettle(
+            components, config, lambda: graph.ainvoke(command, config, durability=DURABILITY)
+        )
+        _refuse_rival(components, snapshot, decision)
+        span.finish(result)
     return result
 
 
