@@ -207,7 +207,7 @@ def draft(messages: Sequence[BaseMessage], *, invent: bool = False) -> dict[str,
     flag = {
         "id": "flag14",
         "tool": "flag_invoice_line",
-        "version": "1.1.0",
+        "version": "1.2.0",
         "requires_grant": True,
         "depends_on": [c["id"] for c in claims],
         "args": {

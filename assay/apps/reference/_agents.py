@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from assay.apps.reference._reading import Cap, Evidence, Findings, Line
+from assay.apps.reference._tools import FLAG, FLAG_CURRENCY
 from assay.fence import compose_answer
 from assay.gate import ActionIntent, Claim, ClaimType, Handover, OpenQuestion, Proposition
 from assay.ledger import canonical_json, sha256_hex
@@ -22,52 +25,14 @@ if TYPE_CHECKING:
     from assay.fence import FenceComponents
     from assay.verifier import Unsupported
 
-_LINE = re.compile(
-    r"Line (?P<line>\d+): (?P<role>[a-z ]+?), (?P<hours>[\d.]+) h at EUR (?P<rate>[\d,]+)/h"
-)
-_CAP = re.compile(r"hourly rate for (?P<role>[a-z ]+?)s is capped at EUR (?P<cap>[\d,]+) per hour")
-_ENTRIES = re.compile(
-    r"Line (?P<line>\d+): (?P<role>[a-z ]+?), \d+ entries, (?P<hours>[\d.]+) h in total"
-)
-_INVOICE = re.compile(r"Invoice (INV-\d+)")
-
 BASE_QUERIES = (
     "engagement letter between the parties",
     "invoice line hours rate total",
     "hourly rate capped per hour",
     "time entries line hours in total",
+    "rate charged an hour no more than",
+    "amendment replaces the engagement letter with effect from",
 )
-
-
-@dataclass(frozen=True, kw_only=True)
-class Evidence:
-    """A passage an agent read, and the ledger entry that holds its exact text."""
-
-    ledger_id: str
-    document: str
-    passage: int
-    text: str
-
-
-@dataclass(kw_only=True)
-class Findings:
-    """What the analyst parsed from the passages, each fact with its evidence."""
-
-    invoice: str | None = None
-    invoice_evidence: str | None = None
-    lines: dict[int, tuple[re.Match[str], str]] = field(default_factory=dict)
-    caps: dict[str, tuple[int, str]] = field(default_factory=dict)
-    entries: dict[int, tuple[re.Match[str], str]] = field(default_factory=dict)
-    #: document -> ledger id of its title passage ("# Engagement letter: ...").
-    titles: dict[str, str] = field(default_factory=dict)
-    #: ledger id -> the document the passage came from.
-    documents: dict[str, str] = field(default_factory=dict)
-
-    def with_title(self, ledger_ids: list[str]) -> list[str]:
-        """The ids plus the title passages of their documents: a claim that names its
-        source ("the engagement letter caps ...") must cite what shows the source."""
-        titles = {self.titles.get(self.documents.get(i, "")) for i in ledger_ids}
-        return [*ledger_ids, *sorted(t for t in titles if t and t not in ledger_ids)]
 
 
 def plan(task: str, feedback: list[dict[str, Any]]) -> list[str]:
@@ -129,25 +94,6 @@ def research_handover(run_id: str, evidence: list[Evidence]) -> Handover:
     return Handover(run_id=run_id, from_agent="researcher", status="ok", claims=claims)
 
 
-def parse(evidence: list[Evidence]) -> Findings:
-    found = Findings()
-    for item in evidence:
-        found.documents[item.ledger_id] = item.document
-        if item.text.lstrip().startswith("# "):
-            found.titles.setdefault(item.document, item.ledger_id)
-        if (invoice := _INVOICE.search(item.text)) and found.invoice is None:
-            found.invoice, found.invoice_evidence = invoice.group(1), item.ledger_id
-        if item.document.startswith("time"):
-            for m in _ENTRIES.finditer(item.text):
-                found.entries[int(m["line"])] = (m, item.ledger_id)
-            continue
-        for m in _LINE.finditer(item.text):
-            found.lines[int(m["line"])] = (m, item.ledger_id)
-        for m in _CAP.finditer(item.text):
-            found.caps[m["role"]] = (int(m["cap"].replace(",", "")), item.ledger_id)
-    return found
-
-
 def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
 
@@ -178,92 +124,177 @@ def analyse(
     cp: FenceComponents, run_id: str, findings: Findings, dropped: dict[str, str]
 ) -> Handover:
     """The analyst: one claim per fact, computed figures from the bus, a flag intent
-    per line above its cap; claims found Unsupported before become open questions."""
-    claims: list[Claim] = []
-    intents: list[ActionIntent] = []
+    per line above its cap; claims found Unsupported before become open questions, and
+    so does every line that could not be read or checked: a clean bill is only ever
+    given for lines that were all compared with their caps."""
+    work = _Work()
     if findings.invoice and findings.invoice_evidence:
-        claims.append(
+        work.claims.append(
             _claim("invoice", f"Invoice {findings.invoice}", [findings.invoice_evidence], "Quote")
         )
+    if not findings.lines:
+        work.ask("open.lines", "No invoice line could be read, so no line was checked.")
     for number in sorted(findings.lines):
-        line, line_id = findings.lines[number]
-        role, hours, rate = line["role"], float(line["hours"]), int(line["rate"].replace(",", ""))
-        claims.append(
-            _claim(
-                f"line{number}.billed",
-                f"Line {number} bills {line['hours']} h at EUR {line['rate']}/h for "
-                f"{_article(role)} {role}.",
-                [line_id],
-                pred="bills",
-                args=[f"Line {number}", f"{line['hours']} h", f"EUR {line['rate']}/h", role],
-            )
+        _analyse_line(cp, run_id, findings, findings.lines[number], work)
+    for number, text in sorted(findings.unread.items()):
+        work.ask(
+            f"open.line{number}.unread",
+            f"Line {number} is not written as hours at an hourly rate, so it was not "
+            f"checked against a cap: {text[:200]!r}",
         )
-        if number in findings.entries:
-            logged, entries_id = findings.entries[number]
-            # The time entries are quoted, not paraphrased: a Quote must match them
-            # byte for byte (the gate checks), and a verbatim statement needs no model.
-            claims.append(_claim(f"line{number}.hours", logged.group(0), [entries_id], "Quote"))
-        if role not in findings.caps:
-            letter_ids = sorted({lid for _, lid in findings.caps.values()})
-            claims.append(
-                _claim(
-                    f"line{number}.cap",
-                    f"Line {number}'s rate of EUR {rate}/h is within the engagement letter's cap "
-                    f"for {role}s.",
-                    findings.with_title(letter_ids),
-                )
-            )
-            continue
-        cap, cap_id = findings.caps[role]
-        claims.append(
+    return _settle(run_id, work.claims, work.intents, dropped, work.questions)
+
+
+@dataclass(kw_only=True)
+class _Work:
+    """The analyst's hand-over as it is written."""
+
+    claims: list[Claim] = field(default_factory=list[Claim])
+    intents: list[ActionIntent] = field(default_factory=list[ActionIntent])
+    questions: list[OpenQuestion] = field(default_factory=list[OpenQuestion])
+
+    def ask(self, qid: str, text: str) -> None:
+        self.questions.append(OpenQuestion(id=qid, text=text))
+
+
+def _analyse_line(
+    cp: FenceComponents, run_id: str, findings: Findings, line: Line, work: _Work
+) -> None:
+    number, role, cur = line.number, line.role, line.currency
+    work.claims.append(
+        _claim(
+            f"line{number}.billed",
+            f"Line {number} bills {line.hours} h at {cur} {line.rate}/h for "
+            f"{_article(role)} {role}.",
+            [line.ledger_id],
+            pred="bills",
+            args=[f"Line {number}", f"{line.hours} h", f"{cur} {line.rate}/h", role],
+        )
+    )
+    if number in findings.entries:
+        logged, entries_id = findings.entries[number]
+        # The time entries are quoted, not paraphrased: a Quote must match them
+        # byte for byte (the gate checks), and a verbatim statement needs no model.
+        work.claims.append(_claim(f"line{number}.hours", logged.group(0), [entries_id], "Quote"))
+    cap = findings.caps.get(role)
+    if cap is None:
+        letter_ids = sorted({c.ledger_id for c in findings.caps.values()})
+        # Put to the verifier, which finds no cap for the role: the claim comes back
+        # Unsupported and the next round asks about it instead.
+        work.claims.append(
             _claim(
                 f"line{number}.cap",
-                f"The engagement letter caps {role}s at EUR {cap} per hour.",
-                findings.with_title([cap_id]),
-                pred="caps",
-                args=[f"{role}s", f"EUR {cap}"],
+                f"Line {number}'s rate of {cur} {line.rate}/h is within the engagement "
+                f"letter's cap for {role}s.",
+                findings.with_title(letter_ids),
             )
         )
-        verdict = cp.bus.call(
-            run_id,
-            "compute_overage",
-            {"line": number, "hours": hours, "billed_rate": rate, "cap_rate": cap},
+        return
+    work.claims.append(_cap_claim(f"line{number}.cap", cap, findings))
+    if cap.currency != cur:
+        work.ask(
+            f"open.line{number}.currency",
+            f"Line {number} is billed in {cur}, but the engagement letter caps {role}s "
+            f"in {cap.currency}: the line was not checked against its cap.",
         )
-        if not verdict.ok or verdict.ledger_id is None:
-            continue
-        claims.append(_claim(f"line{number}.overage", verdict.output, [verdict.ledger_id]))
-        if rate > cap and findings.invoice:
-            intents.append(
-                ActionIntent(
-                    id=f"flag{number}",
-                    tool="flag_invoice_line",
-                    version="1.1.0",
-                    requires_grant=True,
-                    depends_on=[
-                        "invoice",
-                        f"line{number}.billed",
-                        f"line{number}.cap",
-                        f"line{number}.overage",
-                    ],
-                    args={
-                        "invoice": findings.invoice,
-                        "line": number,
-                        "amount_over_cap": round((rate - cap) * hours, 2),
-                        "reason": f"{role} billed at EUR {rate}/h against a cap of EUR {cap}/h",
-                    },
-                )
-            )
-    return _settle(run_id, claims, intents, dropped)
+        return
+    _overage(cp, run_id, findings, line, cap, work)
+
+
+def _cap_claim(cid: str, cap: Cap, findings: Findings) -> Claim:
+    """The cap, restated in the letter's set phrasing, or quoted where it is prose."""
+    if cap.sentence is not None:
+        return _claim(cid, cap.sentence, [cap.ledger_id], "Quote")
+    source = "The amended engagement letter" if cap.amended else "The engagement letter"
+    return _claim(
+        cid,
+        f"{source} caps {cap.role}s at {cap.currency} {cap.amount} per hour.",
+        findings.with_title([cap.ledger_id]),
+        pred="caps",
+        args=[f"{cap.role}s", f"{cap.currency} {cap.amount}"],
+    )
+
+
+def _overage(
+    cp: FenceComponents, run_id: str, findings: Findings, line: Line, cap: Cap, work: _Work
+) -> None:
+    """The line against its cap, computed by the bus; a flag intent when it is above.
+
+    The flag tool takes its amount in EUR: an overage in another currency is stated
+    and asked about, never flagged as if it were euros."""
+    number, role, cur = line.number, line.role, line.currency
+    verdict = cp.bus.call(
+        run_id,
+        "compute_overage",
+        {
+            "line": number,
+            "hours": float(line.hours),
+            "billed_rate": float(line.rate_value),
+            "cap_rate": float(cap.value),
+            "currency": cur,
+        },
+    )
+    if not verdict.ok or verdict.ledger_id is None:
+        work.ask(
+            f"open.line{number}.overage",
+            f"Line {number} could not be compared with its cap: the computation failed.",
+        )
+        return
+    work.claims.append(_claim(f"line{number}.overage", verdict.output, [verdict.ledger_id]))
+    if line.rate_value <= cap.value:
+        return
+    over = (line.rate_value - cap.value) * Decimal(line.hours)
+    if cur != FLAG_CURRENCY or not findings.invoice:
+        why = (
+            f"flag_invoice_line takes amounts in {FLAG_CURRENCY}"
+            if cur != FLAG_CURRENCY
+            else "the invoice number could not be read"
+        )
+        work.ask(
+            f"open.line{number}.flag",
+            f"Line {number} is {cur} {over:,.2f} over its cap, but {why}: it is not flagged.",
+        )
+        return
+    rate, cap_rate = _plain(line.rate_value), _plain(cap.value)
+    work.intents.append(
+        ActionIntent(
+            id=f"flag{number}",
+            tool="flag_invoice_line",
+            version=FLAG.version,
+            requires_grant=True,
+            depends_on=[
+                "invoice",
+                f"line{number}.billed",
+                f"line{number}.cap",
+                f"line{number}.overage",
+            ],
+            args={
+                "invoice": findings.invoice,
+                "line": number,
+                "amount_over_cap": float(round(over, 2)),
+                "reason": f"{role} billed at {cur} {rate}/h against a cap of {cur} {cap_rate}/h",
+            },
+        )
+    )
+
+
+def _plain(value: Decimal) -> str:
+    """A rate as the reason states it: ``450``, ``412.5``."""
+    return f"{value.normalize():f}"
 
 
 def _settle(
-    run_id: str, claims: list[Claim], intents: list[ActionIntent], dropped: dict[str, str]
+    run_id: str,
+    claims: list[Claim],
+    intents: list[ActionIntent],
+    dropped: dict[str, str],
+    asked: list[OpenQuestion],
 ) -> Handover:
     """Drop what was found Unsupported (never reword it) and ask about it instead."""
     kept = [c for c in claims if c.id not in dropped]
     questions = [
         OpenQuestion(id=f"open.{cid}", text=reason) for cid, reason in sorted(dropped.items())
-    ]
+    ] + asked
     kept_ids = {c.id for c in kept}
     live = [i for i in intents if set(i.depends_on) <= kept_ids]
     return Handover(
@@ -300,12 +331,23 @@ def _claim_index(path: str) -> int | None:
 def write(
     claims: Sequence[Claim], unsupported: Sequence[Unsupported], handover: Handover | None
 ) -> str:
-    """The writer: an audit note from verified claims only; the rest is Conjecture."""
+    """The writer: an audit note from verified claims only; the rest is Conjecture.
+
+    "No line is above its cap" is said only when nothing is left open: a line that
+    could not be read or checked keeps the note from reading as a clean bill."""
     over = [c for c in claims if c.id.endswith(".overage") and "above the cap" in c.text]
+    open_questions = handover is not None and any(
+        q.status == "open" for q in handover.open_questions
+    )
     if over:
         head = "Lines billed above the engagement letter's caps: " + "; ".join(c.text for c in over)
-    elif claims:
+    elif claims and not unsupported and not open_questions:
         head = "No line is shown to be billed above the engagement letter's caps."
+    elif claims:
+        head = (
+            "No line is shown to be billed above its cap, but not every line could be "
+            "checked: see what is not established."
+        )
     else:
         head = "No finding could be verified."
     body = compose_answer(claims, unsupported, handover)

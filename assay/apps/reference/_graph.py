@@ -29,6 +29,7 @@ from langgraph.graph.state import CompiledStateGraph
 from assay.apps.reference import _agents as agents_mod
 from assay.apps.reference._inject import check_injection, inject
 from assay.apps.reference._llm import LLMAgent, llm_agent_from_env
+from assay.apps.reference._reading import Evidence, parse
 from assay.apps.reference._tools import (
     DocumentStore,
     Outbox,
@@ -266,8 +267,8 @@ class _RuleAgents:
         }
 
     def analyst(self, state: ReferenceState) -> dict[str, Any]:
-        evidence = [agents_mod.Evidence(**e) for e in state.get("evidence", [])]
-        findings = agents_mod.parse(evidence)
+        evidence = [Evidence(**e) for e in state.get("evidence", [])]
+        findings = parse(evidence)
         context = state.get("context", {})
         previous = state.get("handover")
         dropped = agents_mod.dropped_claims(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Literal, get_args
 
-from assay.apps.reference._agents import Evidence, Findings
+from assay.apps.reference._reading import Evidence, Findings
 from assay.errors import UsageError
 from assay.gate import ActionIntent, Claim, Handover, Proposition
 
@@ -58,7 +58,7 @@ def inject(
     """``handover`` with one deliberate hallucination of class ``kind`` added."""
     rng = random.Random(f"{seed}:{kind}")
     line = min(findings.lines) if findings.lines else 1
-    line_id = findings.lines[line][1] if findings.lines else evidence[0].ledger_id
+    line_id = findings.lines[line].ledger_id if findings.lines else evidence[0].ledger_id
     claims = list(handover.claims)
     intents = list(handover.action_intents)
     if kind == "confabulation":
@@ -106,7 +106,7 @@ def inject(
             ActionIntent(
                 id="inj.flag",
                 tool="flag_invoice_line",
-                version="1.1.0",
+                version="1.2.0",
                 requires_grant=True,
                 depends_on=[f"line{line}.billed"],
                 args={"invoice": findings.invoice or "INV-0", "line": line},
@@ -123,12 +123,12 @@ def inject(
             )
         )
     elif kind == "mirror_drift":
-        role, (_, cap_id) = next(iter(sorted(findings.caps.items())))
+        role, cap = min(findings.caps.items())
         claims.append(
             _claim(
                 "inj.mirror",
                 f"The engagement letter sets no cap on the hourly rate of {role}s.",
-                [cap_id],
+                [cap.ledger_id],
             )
         )
     elif kind == "authority_laundering":

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, cast
 
@@ -129,23 +130,40 @@ class Outbox:
         return [json.loads(line) for line in self.path.read_text().splitlines() if line]
 
 
-def _money(value: float) -> str:
-    return f"EUR {value:,.2f}"
+#: The currencies ``compute_overage`` states amounts in.
+CURRENCIES = ("EUR", "USD", "GBP")
 
 
-def _rate(value: float) -> str:
-    return f"EUR {value:g}/h"
+def _decimal(value: object) -> Decimal:
+    # Through str: 412.5 stays 412.5, never 412.49999...
+    return Decimal(str(value))
+
+
+def _money(value: Decimal, currency: str) -> str:
+    return f"{currency} {value:,.2f}"
+
+
+def _rate(value: Decimal, currency: str) -> str:
+    return f"{currency} {value.normalize():f}/h"
 
 
 def compute_overage(args: Mapping[str, Any]) -> str:
-    """A sentence stating how far a billed line is above its cap, or that it is within."""
-    line, hours = args["line"], float(args["hours"])
-    billed, cap = float(args["billed_rate"]), float(args["cap_rate"])
-    head = f"Line {line}: {hours:g} h at {_rate(billed)} against a cap of {_rate(cap)}"
+    """A sentence stating how far a billed line is above its cap, or that it is within,
+    in the line's currency (EUR unless ``currency`` says otherwise)."""
+    line, hours = args["line"], _decimal(args["hours"])
+    billed, cap = _decimal(args["billed_rate"]), _decimal(args["cap_rate"])
+    cur = str(args.get("currency", "EUR"))
+    head = (
+        f"Line {line}: {hours.normalize():f} h at {_rate(billed, cur)} "
+        f"against a cap of {_rate(cap, cur)}"
+    )
     if billed <= cap:
         return f"{head} is within the cap."
     over = billed - cap
-    return f"{head} is {_rate(over)} above the cap, {_money(over * hours)} over the cap in total."
+    return (
+        f"{head} is {_rate(over, cur)} above the cap, "
+        f"{_money(over * hours, cur)} over the cap in total."
+    )
 
 
 SEARCH = ToolSpec(
@@ -203,7 +221,7 @@ READ = ToolSpec(
 )
 OVERAGE = ToolSpec(
     name="compute_overage",
-    version="1.0.0",
+    version="1.1.0",
     side_effect="read_only",
     description="How far an invoice line's hourly rate is above its cap, as a sentence.",
     input_schema={
@@ -215,14 +233,18 @@ OVERAGE = ToolSpec(
             "hours": {"type": "number", "exclusiveMinimum": 0},
             "billed_rate": {"type": "number", "exclusiveMinimum": 0},
             "cap_rate": {"type": "number", "exclusiveMinimum": 0},
+            "currency": {"enum": list(CURRENCIES)},
         },
     },
     output_schema={"type": "string"},
 )
 FLAG = ToolSpec(
     name="flag_invoice_line",
-    version="1.1.0",
+    # 1.2.0: one flag per invoice line, in any run (a repeat is refused as
+    # duplicate_effect unless a person's grant supersedes the earlier flag).
+    version="1.2.0",
     side_effect="irreversible",
+    idempotency_key=("/invoice", "/line"),
     description="Flag an invoice line to the billing partner as billed above its cap.",
     input_schema={
         "type": "object",
@@ -250,6 +272,9 @@ FLAG = ToolSpec(
     },
 )
 TOOLS = (SEARCH, READ, OVERAGE, FLAG)
+#: The currency of the flag's ``amount_over_cap``, as its schema declares it: an
+#: overage in another currency is never flagged as if it were this one.
+FLAG_CURRENCY: str = FLAG.input_schema["properties"]["amount_over_cap"].get("x-assay-unit", "EUR")
 
 
 def register_tools(registry: ToolRegistry, store: DocumentStore, outbox: Outbox) -> None:
