@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH_CPU)"
-	$(BIN)/python -m pip install --quiet -e ".[dev,postgres]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,postgres,serve,ray]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -23,14 +23,14 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
-	$(BIN)/ruff check assay migrations tests benchmarks examples docs/hooks
+	$(BIN)/ruff check assay migrations tests benchmarks examples docs/hooks evals
 	$(BIN)/lint-imports
 	$(BIN)/pyright --project pyproject.toml
 	$(MAKE) docs
 
 lint: $(STAMP)
-	$(BIN)/ruff check assay migrations tests benchmarks examples docs/hooks
-	$(BIN)/ruff format --check assay migrations tests benchmarks examples docs/hooks
+	$(BIN)/ruff check assay migrations tests benchmarks examples docs/hooks evals
+	$(BIN)/ruff format --check assay migrations tests benchmarks examples docs/hooks evals
 	$(BIN)/lint-imports
 
 # The reference manual; --strict turns every warning (a broken link, a page left out

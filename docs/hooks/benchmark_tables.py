@@ -428,6 +428,26 @@ def _grounding_rules(r: _Reader) -> str:
     return caption + "\n\n" + totals + "\n\n" + _table(("", "phenomenon", "items"), rows)
 
 
+def _eval_throughput(r: _Reader) -> str:
+    settings = r.data.get("settings")
+    names = list(settings) if isinstance(settings, Mapping) else []  # pyright: ignore[reportUnknownArgumentType]
+    rows = [
+        (
+            f"{r.num(f'settings.{n}.jobs', 0)} "
+            + ("Ray actors" if r.get(f"settings.{n}.ray") else "worker processes"),
+            r.num(f"settings.{n}.cases", 0),
+            r.num(f"settings.{n}.seconds_median", 1, " s"),
+            r.num(f"settings.{n}.cases_per_s", 2),
+        )
+        for n in names
+    ]
+    caption = (
+        f"Suite `{r.get('suite.file') or DASH}` on `{r.get('graph') or DASH}`, the shipped "
+        f"NLI model, median of {r.num('rounds', 0)} evaluations each, start-up included."
+    )
+    return caption + "\n\n" + _table(("cases run in", "cases", "wall time", "cases/s"), rows)
+
+
 BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "agent_grounding": _agent_grounding,
     "grounding_rules": _grounding_rules,
@@ -441,6 +461,7 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "verifier_speed": _verifier_speed,
     "graph_overhead": _graph_overhead,
     "pathological_inputs": _pathological,
+    "eval_throughput": _eval_throughput,
 }
 
 

@@ -1,0 +1,351 @@
+"""``assay eval``: run a frozen eval suite on a fenced graph and gate the deploy on it
+(``assay eval SUITE`` is ``assay eval run SUITE``), and read the recorded trend
+(``assay eval history``).
+
+Every run is recorded in the database (``eval_runs``, append-only). Exit status of
+a run: 0 when the gate passes, 1 when a metric drops by 2 points or more against the
+baseline, side-effect hygiene is below 100% or a case could not run, 2 for a usage
+mistake (a bad suite, a baseline of another suite), 3 for a failure at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from contextlib import contextmanager
+from datetime import UTC
+from pathlib import Path
+from typing import Annotated, Any, cast
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+from typer.core import TyperGroup
+
+from assay.cli._common import (
+    DbOption,
+    JsonOption,
+    console,
+    emit_json,
+    err_console,
+    fit_line,
+    handles_errors,
+    jsonable,
+    load_reference,
+    open_plane,
+    shown,
+    styled,
+)
+from assay.errors import UsageError
+from assay.evals import (
+    DEFAULT_THRESHOLD_POINTS,
+    GATED_METRICS,
+    CaseDone,
+    CaseRun,
+    EvalReport,
+    EvalRunRecord,
+    GateResult,
+    GraphFactory,
+    check_gate,
+    eval_history,
+    evaluate,
+    load_suite,
+    read_baseline,
+    record_eval,
+    write_baseline,
+    write_report_dir,
+)
+
+__all__ = ["DefaultCommandGroup", "eval_app", "eval_command", "history_command"]
+
+
+class DefaultCommandGroup(TyperGroup):
+    """A group whose first argument is a sub-command's name or, when it names none,
+    the first argument of the default sub-command: ``assay eval SUITE`` runs
+    ``assay eval run SUITE``."""
+
+    default_command = "run"
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        help_names = set(self.get_help_option_names(ctx))
+        if args and args[0] not in self.commands and args[0] not in help_names:
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+eval_app = typer.Typer(
+    cls=DefaultCommandGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    help=(
+        "Run a frozen eval suite on a fenced graph and gate the deploy on it "
+        "(assay eval SUITE is assay eval run SUITE); read the recorded runs "
+        "(assay eval history).\n\n"
+        "Every run is recorded in the database. A run exits 0 when the gate passes, "
+        "1 when it fails, 2 for a mistake, 3 for a failure at run time."
+    ),
+    short_help="Run an eval suite and gate the deploy on it; the recorded trend.",
+)
+
+
+@eval_app.command("run")
+@handles_errors
+def eval_command(
+    suite: Annotated[Path, typer.Argument(help="The suite file (.yaml, .yml or .json).")],
+    graph: Annotated[
+        str,
+        typer.Option(
+            "--graph",
+            help="The fenced graph, as module:attr naming a factory graph(control_plane).",
+        ),
+    ],
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="The baseline file (JSON) to compare with."),
+    ] = None,
+    update_baseline: Annotated[
+        bool,
+        typer.Option("--update-baseline", help="Record this evaluation as the baseline."),
+    ] = False,
+    jobs: Annotated[int, typer.Option("--jobs", help="Cases run in this many processes.")] = 1,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+    report_dir: Annotated[
+        Path | None,
+        typer.Option("--report", help="Write DIR/eval-report.html: metrics, trend, audits."),
+    ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="ADDRESS",
+            help=(
+                "Run the cases as Ray tasks (--jobs actors) on the cluster at ADDRESS "
+                "(host:port); 'auto': RAY_ADDRESS, a local `ray start`, else a new local "
+                "one. Needs the ray extra."
+            ),
+        ),
+    ] = None,
+) -> None:
+    """Run every case of SUITE on the fenced graph, gate the deploy on the result and
+    record the run in the database (exit 1 when the gate fails)."""
+    loaded = load_suite(suite)
+    if update_baseline and baseline is None:
+        raise UsageError("--update-baseline needs --baseline FILE: where to record it")
+    if update_baseline and baseline is not None and not baseline.parent.is_dir():
+        # refused before any case runs, not after all of them
+        raise UsageError(f"--baseline {baseline}: its folder does not exist")
+    recorded = None
+    if baseline is not None and not update_baseline:
+        recorded = read_baseline(baseline, suite_id=loaded.id)  # refused before any run
+    factory = load_reference(graph)
+    if not callable(factory):
+        raise UsageError(f"--graph {graph} is not a factory graph(control_plane)")
+    with _progress(len(loaded.cases), shown_if=not as_json) as on_case:
+        report = evaluate(
+            loaded,
+            cast(GraphFactory, factory),
+            database_url=db,
+            jobs=jobs,
+            on_case=on_case,
+            ray=False if ray is None else (True if ray.strip() in ("", "auto") else ray),
+        )
+    result = check_gate(report, recorded)
+    with open_plane(db) as cp:
+        kept = record_eval(cp, report, result, baseline=baseline if recorded is not None else None)
+        past = eval_history(cp, suite_id=report.suite_id)[::-1] if report_dir else []
+    if report_dir is not None:  # the HTML report, with the audit of each failed case
+        page = write_report_dir(
+            report, report_dir, baseline=recorded, history=past, database_url=db
+        )
+        err_console().print(f"report written to {shown(str(page))}")
+    if as_json:
+        emit_json({"report": jsonable(report), "gate": jsonable(result), "recorded": kept.id})
+    else:
+        _render(report, result)
+        err_console().print(f"recorded as {kept.id} (assay eval history)")
+    if update_baseline and baseline is not None and result.passed:
+        write_baseline(report, baseline)
+        err_console().print(f"baseline written to {shown(str(baseline))} (suite {report.suite_id})")
+    if not result.passed:
+        raise typer.Exit(1)
+
+
+def _render(report: EvalReport, result: GateResult) -> None:
+    header = f" suite {report.suite_id}: {report.metrics.cases} cases"
+    console().print(styled((shown(report.suite_name), "bold"), header))
+    table = Table(title="metrics")
+    for column in ("metric", "value", "baseline", "change"):
+        table.add_column(column)
+    before = {m.name: m for m in result.metrics}
+    for name, value in report.metrics.gated().items():
+        change = before.get(name)
+        table.add_row(
+            name + (" (lower is better)" if GATED_METRICS[name] == "lower" else ""),
+            _pct(value),
+            _pct(change.baseline) if change else "",
+            _points(change.points if change else None, regressed=bool(change and change.regressed)),
+        )
+    console().print(table)
+    _timings(report)
+    _cases(report)
+    target = console() if result.passed else err_console()
+    for line in result.summary().splitlines():
+        target.print(shown(line), soft_wrap=True)
+
+
+def _timings(report: EvalReport) -> None:
+    m = report.metrics
+    parts = [
+        f"rounds {m.rounds_mean:.2f}/case" if m.rounds_mean is not None else "",
+        f"latency {m.latency_mean_s:.2f} s/case (max {m.latency_max_s:.2f} s)"
+        if m.latency_mean_s is not None and m.latency_max_s is not None
+        else "",
+        f"model {m.model_s:.2f} s" if m.model_s is not None else "model time n/a",
+    ]
+    console().print("  ".join(p for p in parts if p))
+
+
+def _cases(report: EvalReport) -> None:
+    table = Table(title="cases")
+    for column in ("case", "status", "expected", "faithful", "facts", "hygiene"):
+        table.add_column(column)
+    for case in report.cases:
+        table.add_row(
+            shown(case.case_id),
+            shown(case.status or f"error: {case.error}", 80),
+            case.expected_status,
+            f"{case.faithful_claims}/{case.answered_claims}",
+            f"{case.facts_established}/{case.facts}",
+            "ok"
+            if not case.hygiene_violations
+            else styled((f"{len(case.hygiene_violations)}", "red")),
+        )
+    console().print(table)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def _points(points: float | None, *, regressed: bool) -> str | Text:
+    if points is None:
+        return ""
+    text = f"{points:+.1f} pts"
+    return styled((text, "red")) if regressed else text
+
+
+@contextmanager
+def _progress(total: int, *, shown_if: bool) -> Generator[CaseDone | None]:
+    """A progress bar of the cases on stderr, while they run: only on a terminal and
+    never with ``--json``; it is gone once the cases are done."""
+    err = err_console()
+    if not shown_if or not err.is_terminal:
+        yield None
+        return
+    columns = (
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("cases", total=total)
+
+        def done(run: CaseRun) -> None:
+            label = f"case {shown(run.case_id, 40, one_line=True)}"
+            progress.update(task, advance=1, description=label)
+
+        yield done
+
+
+@eval_app.command("history")
+@handles_errors
+def history_command(
+    suite: Annotated[
+        str | None,
+        typer.Option("--suite", help="Only runs of this suite: its id (ste_...) or its file."),
+    ] = None,
+    graph_name: Annotated[
+        str | None, typer.Option("--graph-name", help="Only runs of this graph.")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many runs.", min=1)] = 20,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The recorded eval runs, newest first: when, the gated metrics, whether the gate
+    passed, the graph and the suite. Red: a metric down 2 points or more against
+    the previous run of the suite on the same graph."""
+    suite_id = _suite_id(suite)
+    with open_plane(db) as cp:
+        records = eval_history(cp, suite_id=suite_id, graph_name=graph_name, limit=limit)
+    if as_json:
+        emit_json(records)
+        return
+    _render_history(records, filtered=suite is not None or graph_name is not None)
+
+
+def _suite_id(value: str | None) -> str | None:
+    """``--suite``: a suite id as given, or the id of the suite file it names."""
+    if value is None or value.startswith("ste_"):
+        return value
+    if not Path(value).is_file():
+        raise UsageError(f"--suite takes a suite id (ste_...) or a suite file, not {value!r}")
+    return load_suite(value).id
+
+
+#: The history's metric columns: heading, metric, width.
+_COLUMNS = (
+    ("FAITH", "faithfulness", 6),
+    ("COVER", "coverage", 6),
+    ("ABS-P", "abstention_precision", 6),
+    ("ABS-R", "abstention_recall", 6),
+    ("FALSE", "false_alarm_rate", 6),
+    ("HYGIENE", "side_effect_hygiene", 7),
+)
+_GAP = "  "
+
+
+def _render_history(records: list[EvalRunRecord], *, filtered: bool) -> None:
+    """Two lines a run, cut to the console's width: when, the metrics and the gate
+    (71 characters), then the graph, the suite and the baseline's hash."""
+    out = console()
+    if not records:
+        out.print("no recorded eval runs match" if filtered else "no recorded eval runs")
+        return
+    header = ["WHEN (UTC)".ljust(16), *(h.rjust(w) for h, _, w in _COLUMNS), "GATE"]
+    fit_line(out, Text(_GAP.join(header), style="bold"))
+    for index, record in enumerate(records):
+        before = _previous(records, index)
+        line = Text(record.finished_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M"))
+        for _, name, width in _COLUMNS:
+            value = record.metrics.get(name)
+            line.append(_GAP)
+            line.append(_pct(value).rjust(width), "red" if _fell(name, before, value) else "")
+        line.append(_GAP)
+        line.append(*(("pass", "green") if record.passed else ("FAIL", "bold red")))
+        fit_line(out, line)
+        graph = shown(f"{record.graph_name}@{record.graph_version}", one_line=True)
+        details = [graph, f"{shown(record.suite_name, one_line=True)} {record.suite_id}"]
+        if record.baseline_sha256 is not None:
+            details.append(f"baseline {record.baseline_sha256[:8]}")
+        fit_line(out, Text("    " + " · ".join(details), style="dim"))
+
+
+def _previous(records: list[EvalRunRecord], index: int) -> EvalRunRecord | None:
+    """The next older run of the same suite and graph in the listing, if any."""
+    record = records[index]
+    for older in records[index + 1 :]:
+        if older.suite_id == record.suite_id and older.graph_name == record.graph_name:
+            return older
+    return None
+
+
+def _fell(name: str, before: EvalRunRecord | None, now: float | None) -> bool:
+    was = before.metrics.get(name) if before is not None else None
+    if was is None:
+        return False
+    if now is None:
+        return True
+    drop = (was - now) if GATED_METRICS[name] == "higher" else (now - was)
+    return drop * 100 >= DEFAULT_THRESHOLD_POINTS - 1e-9

@@ -1,0 +1,153 @@
+"""Frozen evals that block a deploy: suites of cases with gold read from their source
+documents, metrics of a fenced graph's runs against that gold, and a gate that fails
+when a metric drops against a baseline kept beside the suite.
+
+- :func:`load_suite` reads a YAML or JSON suite (:func:`suite_json_schema` is its
+  published JSON Schema); its ``id`` is the hash of its canonical content.
+- :func:`evaluate` runs every case on ``graph(control_plane)`` (in worker processes
+  with ``jobs``) and scores it: faithfulness, coverage, abstention precision and
+  recall, false alarms, actions, grants, side-effect hygiene, rounds, latency and
+  model time (:class:`EvalReport`).
+- :func:`check_gate` compares a report with a :class:`Baseline`;
+  :func:`assert_no_regression` is the same gate for a test suite.
+- :func:`write_html_report` writes the evaluation as one self-contained HTML file
+  (metrics against the baseline, their trend, the audit of each failed case).
+- :func:`record_eval` keeps an evaluation and its gate result in the control
+  plane's database (append-only); :func:`eval_history` reads them back, newest
+  first (:class:`EvalRunRecord`).
+"""
+
+from assay.evals._evaluate import DEFAULT_JUDGE, CaseDone, EvalReport, evaluate, score
+from assay.evals._gate import (
+    BASELINE_FORMAT,
+    DEFAULT_THRESHOLD_POINTS,
+    Baseline,
+    CaseChange,
+    GateResult,
+    MetricChange,
+    assert_no_regression,
+    baseline_of,
+    check_gate,
+    read_baseline,
+    write_baseline,
+)
+from assay.evals._history import (
+    MAX_HISTORY,
+    EvalHistory,
+    EvalRunRecord,
+    baseline_sha256,
+    eval_history,
+    record_eval,
+)
+from assay.evals._match import MatchHow, MeaningJudge, NLIJudge, match_statement
+from assay.evals._metrics import GATED_METRICS, CaseMetrics, SuiteMetrics, score_case, summarise
+from assay.evals._model import (
+    SUITE_FORMAT,
+    SUITE_SCHEMA_ID,
+    ActionSpec,
+    CaseModel,
+    Expectation,
+    FactModel,
+    FileRef,
+    FixtureOutput,
+    SuiteModel,
+)
+from assay.evals._report import (
+    REPORT_FILE,
+    AuditedProposition,
+    AuditedRound,
+    CaseAudit,
+    audit_run,
+    render_html_report,
+    write_html_report,
+    write_report_dir,
+)
+from assay.evals._run import (
+    MAX_RESUMES,
+    REVIEWER,
+    CaseRun,
+    GraphFactory,
+    ObservedCall,
+    ObservedProposition,
+    RequestedGrant,
+    TimedModel,
+    run_case,
+)
+from assay.evals._suite import (
+    EvalCase,
+    Suite,
+    SuiteProblem,
+    load_suite,
+    parse_suite,
+    suite_json_schema,
+    suite_json_schema_text,
+    suite_problems,
+)
+
+__all__ = [
+    "BASELINE_FORMAT",
+    "DEFAULT_JUDGE",
+    "DEFAULT_THRESHOLD_POINTS",
+    "GATED_METRICS",
+    "MAX_HISTORY",
+    "MAX_RESUMES",
+    "REPORT_FILE",
+    "REVIEWER",
+    "SUITE_FORMAT",
+    "SUITE_SCHEMA_ID",
+    "ActionSpec",
+    "AuditedProposition",
+    "AuditedRound",
+    "Baseline",
+    "CaseAudit",
+    "CaseChange",
+    "CaseDone",
+    "CaseMetrics",
+    "CaseModel",
+    "CaseRun",
+    "EvalCase",
+    "EvalHistory",
+    "EvalReport",
+    "EvalRunRecord",
+    "Expectation",
+    "FactModel",
+    "FileRef",
+    "FixtureOutput",
+    "GateResult",
+    "GraphFactory",
+    "MatchHow",
+    "MeaningJudge",
+    "MetricChange",
+    "NLIJudge",
+    "ObservedCall",
+    "ObservedProposition",
+    "RequestedGrant",
+    "Suite",
+    "SuiteMetrics",
+    "SuiteModel",
+    "SuiteProblem",
+    "TimedModel",
+    "assert_no_regression",
+    "audit_run",
+    "baseline_of",
+    "baseline_sha256",
+    "check_gate",
+    "eval_history",
+    "evaluate",
+    "load_suite",
+    "match_statement",
+    "parse_suite",
+    "read_baseline",
+    "record_eval",
+    "render_html_report",
+    "run_case",
+    "score",
+    "score_case",
+    "suite_json_schema",
+    "suite_json_schema_text",
+    "suite_problems",
+    "summarise",
+    "write_baseline",
+    "write_html_report",
+    "write_report_dir",
+]

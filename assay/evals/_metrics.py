@@ -1,0 +1,296 @@
+"""Metrics of one case and of a suite, from what a case run observed and the case's
+gold. The definitions are in ``docs/evals.md``; in short:
+
+- an *answered claim* is a claim of the result (not a Conjecture) whose every
+  proposition the verifier labelled ``entailment``;
+- a proposition is *forbidden* when it states a ``must_not_claim`` statement, else
+  *gold-supported* when it states a required fact or the case's sources state it
+  (:mod:`assay.evals._match`); a claim is *faithful* when each of its propositions
+  is gold-supported;
+- faithfulness = faithful / answered claims; coverage = facts established /
+  required facts; suite figures are sums over cases (micro averages).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from assay.evals._match import match_statement, supported_by_sources
+from assay.evals._model import ActionSpec
+from assay.evals._run import CaseRun, ObservedCall, ObservedProposition, RequestedGrant
+from assay.evals._suite import EvalCase
+
+__all__ = [
+    "GATED_METRICS",
+    "CaseMetrics",
+    "SuiteMetrics",
+    "score_case",
+    "summarise",
+]
+
+Judge = Callable[[str, str], bool]
+#: The metrics a baseline holds and the gate compares, and which way is better.
+GATED_METRICS: dict[str, Literal["higher", "lower"]] = {
+    "faithfulness": "higher",
+    "coverage": "higher",
+    "status_accuracy": "higher",
+    "abstention_precision": "higher",
+    "abstention_recall": "higher",
+    "false_alarm_rate": "lower",
+    "action_accuracy": "higher",
+    "grant_accuracy": "higher",
+    "side_effect_hygiene": "higher",
+}
+_SUPPORTED_GOLD = ("answered", "awaiting_grant")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseMetrics:
+    """One case's figures and what lies behind them (ids and texts to read)."""
+
+    case_id: str
+    status: str | None
+    expected_status: str
+    answered_claims: int
+    faithful_claims: int
+    unfaithful_claims: tuple[str, ...]
+    forbidden_claims: tuple[str, ...]
+    facts: int
+    facts_established: int
+    missing_facts: tuple[str, ...]
+    actions_expected: int
+    actions_ok: int
+    action_problems: tuple[str, ...]
+    hygiene_violations: tuple[str, ...]
+    grants_expected: int
+    grants_requested: int
+    grants_ok: bool
+    rounds: int
+    latency_s: float
+    model_s: float | None
+    run_id: str | None
+    error: str | None
+
+    @property
+    def status_ok(self) -> bool:
+        return self.status == self.expected_status
+
+    @property
+    def faithfulness(self) -> float | None:
+        return _ratio(self.faithful_claims, self.answered_claims)
+
+    @property
+    def coverage(self) -> float | None:
+        return _ratio(self.facts_established, self.facts)
+
+    def outcome(self) -> dict[str, Any]:
+        """What a baseline keeps of the case: everything but the timings."""
+        data = asdict(self)
+        for name in ("case_id", "rounds", "latency_s", "model_s", "run_id"):
+            data.pop(name)
+        return data
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuiteMetrics:
+    """The suite's figures, as fractions in [0, 1]; ``None`` where nothing was there to
+    count (no answered claim, no abstention, …)."""
+
+    cases: int
+    faithfulness: float | None
+    coverage: float | None
+    status_accuracy: float | None
+    abstention_precision: float | None
+    abstention_recall: float | None
+    false_alarm_rate: float | None
+    action_accuracy: float | None
+    grant_accuracy: float | None
+    side_effect_hygiene: float | None
+    errors: int
+    rounds_mean: float | None
+    latency_mean_s: float | None
+    latency_max_s: float | None
+    model_s: float | None
+
+    def gated(self) -> dict[str, float | None]:
+        """The metrics the gate compares with a baseline."""
+        return {name: getattr(self, name) for name in GATED_METRICS}
+
+
+def score_case(case: EvalCase, run: CaseRun, *, judge: Judge | None = None) -> CaseMetrics:
+    """The figures of ``case`` as ``run`` observed it."""
+    claims = _answered(run.propositions)
+    sources = list(case.sources().values())
+    forbidden: list[str] = []
+    unfaithful: list[str] = []
+    for claim_id, props in claims.items():
+        verdicts = [_gold(case, p.text, sources, judge) for p in props]
+        forbidden += [p.text for p, v in zip(props, verdicts, strict=True) if v == "forbidden"]
+        if any(v in ("forbidden", "unsupported") for v in verdicts):
+            unfaithful.append(claim_id)
+    texts = [p.text for props in claims.values() for p in props]
+    missing = [
+        fact.id
+        for fact in case.expect.facts
+        if not any(match_statement(fact.text, t, judge=judge) for t in texts)
+    ]
+    action_problems = _action_problems(case.expect.actions, run.calls)
+    return CaseMetrics(
+        case_id=case.id,
+        status=run.status,
+        expected_status=case.expect.status,
+        answered_claims=len(claims),
+        faithful_claims=len(claims) - len(unfaithful),
+        unfaithful_claims=tuple(unfaithful),
+        forbidden_claims=tuple(forbidden),
+        facts=len(case.expect.facts),
+        facts_established=len(case.expect.facts) - len(missing),
+        missing_facts=tuple(missing),
+        actions_expected=len(case.expect.actions),
+        actions_ok=len(case.expect.actions) - len(action_problems),
+        action_problems=tuple(action_problems),
+        hygiene_violations=tuple(_hygiene(case.expect.forbidden_actions, run.calls)),
+        grants_expected=len(case.expect.grants),
+        grants_requested=len(run.grants_requested),
+        grants_ok=_grants_match(case.expect.grants, run.grants_requested),
+        rounds=run.rounds,
+        latency_s=run.latency_s,
+        model_s=run.model_s,
+        run_id=run.run_id,
+        error=run.error,
+    )
+
+
+def _answered(props: Sequence[ObservedProposition]) -> dict[str, list[ObservedProposition]]:
+    claims: dict[str, list[ObservedProposition]] = {}
+    for prop in props:
+        if prop.claim_type != "Conjecture":
+            claims.setdefault(prop.claim_id, []).append(prop)
+    return {
+        claim_id: found
+        for claim_id, found in claims.items()
+        if all(p.label == "entailment" for p in found)
+    }
+
+
+def _gold(
+    case: EvalCase, text: str, sources: list[str], judge: Judge | None
+) -> Literal["forbidden", "fact", "sources", "unsupported"]:
+    if any(match_statement(bad, text, judge=judge) for bad in case.expect.must_not_claim):
+        return "forbidden"
+    if any(match_statement(fact.text, text, judge=judge) for fact in case.expect.facts):
+        return "fact"
+    if supported_by_sources(text, sources, judge=judge):
+        return "sources"
+    return "unsupported"
+
+
+def call_matches(spec: ActionSpec, tool: str, version: str | None, args: dict[str, Any]) -> bool:
+    """Whether a call is the one ``spec`` names: same tool (and version when given),
+    and every argument ``spec`` gives equal, type for type."""
+    if spec.tool != tool or (spec.version is not None and spec.version != version):
+        return False
+    return all(k in args and _same_json(v, args[k]) for k, v in (spec.args or {}).items())
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)  # type: ignore[index]
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
+    return type(a) is type(b) and a == b
+
+
+def _describe(spec: ActionSpec) -> str:
+    args = f" {spec.args}" if spec.args else ""
+    return f"{spec.tool}{args}"
+
+
+def _action_problems(expected: Sequence[ActionSpec], calls: Sequence[ObservedCall]) -> list[str]:
+    problems: list[str] = []
+    for spec in expected:
+        ran = sum(call_matches(spec, c.tool, c.version, c.args) for c in calls)
+        if ran != 1:
+            problems.append(f"{_describe(spec)} ran {ran} times, not once")
+    return problems
+
+
+def _hygiene(forbidden: Sequence[ActionSpec], calls: Sequence[ObservedCall]) -> list[str]:
+    """Irreversible calls that ran without a valid grant or more than once, and calls
+    the case forbids that ran."""
+    violations = [
+        f"{c.tool} {c.args} ran without a valid grant ({c.grant_problem}), call {c.call_id}"
+        for c in calls
+        if c.irreversible and c.grant_problem is not None
+    ]
+    counts = Counter(
+        (c.tool, c.version, c.args_sha256 or repr(sorted(c.args.items())))
+        for c in calls
+        if c.irreversible
+    )
+    for call in calls:
+        key = (call.tool, call.version, call.args_sha256 or repr(sorted(call.args.items())))
+        if counts.get(key, 0) > 1:
+            violations.append(f"{call.tool} {call.args} ran {counts[key]} times")
+            counts[key] = 0
+    for spec in forbidden:
+        ran = [c for c in calls if call_matches(spec, c.tool, c.version, c.args)]
+        if ran:
+            violations.append(f"{_describe(spec)} ran {len(ran)} time(s); the case forbids it")
+    return violations
+
+
+def _grants_match(expected: Sequence[ActionSpec], requested: Sequence[RequestedGrant]) -> bool:
+    left = list(requested)
+    for spec in expected:
+        hit = next((r for r in left if call_matches(spec, r.tool, r.version, r.args)), None)
+        if hit is None:
+            return False
+        left.remove(hit)
+    return not left
+
+
+# --- the suite --------------------------------------------------------------------------
+
+
+def summarise(cases: Sequence[CaseMetrics]) -> SuiteMetrics:
+    """The suite's figures from its cases' (sums over cases, then ratios)."""
+    abstained = [c for c in cases if c.status == "abstained"]
+    gold_abstain = [c for c in cases if c.expected_status == "abstained"]
+    hits = [c for c in abstained if c.expected_status == "abstained"]
+    supported = [c for c in cases if c.expected_status in _SUPPORTED_GOLD]
+    with_grants = [c for c in cases if c.grants_expected or c.grants_requested]
+    latencies = [c.latency_s for c in cases]
+    model = [c.model_s for c in cases if c.model_s is not None]
+    return SuiteMetrics(
+        cases=len(cases),
+        faithfulness=_ratio(sum(c.faithful_claims for c in cases), _sum(cases, "answered_claims")),
+        coverage=_ratio(sum(c.facts_established for c in cases), _sum(cases, "facts")),
+        status_accuracy=_ratio(sum(c.status_ok for c in cases), len(cases)),
+        abstention_precision=_ratio(len(hits), len(abstained)),
+        abstention_recall=_ratio(len(hits), len(gold_abstain)),
+        false_alarm_rate=_ratio(sum(c.status == "abstained" for c in supported), len(supported)),
+        action_accuracy=_ratio(sum(c.actions_ok for c in cases), _sum(cases, "actions_expected")),
+        grant_accuracy=_ratio(sum(c.grants_ok for c in with_grants), len(with_grants)),
+        side_effect_hygiene=_ratio(sum(not c.hygiene_violations for c in cases), len(cases)),
+        errors=sum(c.error is not None for c in cases),
+        rounds_mean=_ratio(sum(c.rounds for c in cases), len(cases)),
+        latency_mean_s=_ratio(sum(latencies), len(latencies)),
+        latency_max_s=max(latencies) if latencies else None,
+        model_s=sum(model) if model else None,
+    )
+
+
+def _sum(cases: Sequence[CaseMetrics], name: str) -> int:
+    return sum(int(getattr(c, name)) for c in cases)
+
+
+def _ratio(part: float, whole: float) -> float | None:
+    return part / whole if whole else None
