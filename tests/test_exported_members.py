@@ -18,7 +18,9 @@ PUBLIC_MODULES = [
     "assay.fence",
     "assay.apps.reference",
     "assay.cli",
+    "assay.evals",
     "assay.ledger",
+    "assay.service",
     "assay.tool_bus",
     "assay.verifier",
 ]

@@ -34,6 +34,7 @@ from assay.cli._common import (
     shown,
     styled,
 )
+from assay.cli._eval import eval_app
 from assay.cli._gate import gate_app
 from assay.cli._ledger import ledger_app
 from assay.cli._render import (
@@ -44,6 +45,7 @@ from assay.cli._render import (
     render_thread,
 )
 from assay.cli._runs import StatusFilter, render_runs, run_rows
+from assay.cli._service import serve_command, tokens_app
 from assay.cli._tools import tools_app
 from assay.cli._verifier import app as verifier_app
 from assay.control_plane import ControlPlane
@@ -63,6 +65,9 @@ app.add_typer(db_app, name="db")
 app.add_typer(gate_app, name="gate")
 app.add_typer(tools_app, name="tools")
 app.add_typer(verifier_app, name="verifier")
+app.add_typer(eval_app, name="eval")
+app.add_typer(tokens_app, name="tokens")
+app.command("serve")(serve_command)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,143 @@
+"""Request bodies and the JSON the service answers with.
+
+Results (:class:`~assay.fence.RunResult`, :class:`~assay.fence.ThreadStatus`, the
+run's manifest) are answered as their plain JSON form, as ``assay ... --json``
+prints them; the audit adds the verifier's verdicts with the exact ledger span each
+rests on, read as ``assay audit`` reads them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any, cast
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic_core import to_jsonable_python
+
+from assay.control_plane import ControlPlane
+from assay.fence import ThreadStatus
+from assay.ledger import LedgerEntry
+from assay.service._tokens import Role, RunOwner, TokenInfo
+
+__all__ = [
+    "DecisionBody",
+    "RunBody",
+    "TokenBody",
+    "audit_view",
+    "jsonable",
+    "thread_view",
+    "token_view",
+]
+
+_BODY = ConfigDict(extra="forbid", strict=True)
+
+
+class RunBody(BaseModel):
+    """What starts a run: the graph's input (``{"task": ..., "context": {...}}`` or
+    what the graph's ``prepare`` takes)."""
+
+    model_config = _BODY
+
+    input: dict[str, JsonValue]
+
+
+class DecisionBody(BaseModel):
+    """A reviewer's decision on every call a paused run waits on. There is no
+    approver field: the approver is the authenticated principal."""
+
+    model_config = _BODY
+
+    approve: bool
+    reason: Annotated[str, Field(max_length=2_000)] | None = None
+
+
+class TokenBody(BaseModel):
+    """A token to make: the principal's name, its role, and a lifetime (``30d``)."""
+
+    model_config = _BODY
+
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    role: Role
+    expires_in: Annotated[str, Field(pattern=r"^\d{1,6}[smhd]$")] | None = None
+
+
+def jsonable(value: object) -> Any:
+    """``value`` (dataclasses, pydantic models, datetimes included) as plain JSON."""
+    return to_jsonable_python(value, fallback=repr)
+
+
+def thread_view(found: ThreadStatus, owner: RunOwner | None) -> dict[str, Any]:
+    """A thread as answered: where it stands, its result, and who started it through
+    the service (``null`` for a run started elsewhere)."""
+    body = cast(dict[str, Any], jsonable(found))
+    body["started_by"] = owner.principal if owner is not None else None
+    return body
+
+
+def token_view(info: TokenInfo, now: datetime) -> dict[str, Any]:
+    """A token as listed: never its secret or its hash."""
+    body = cast(dict[str, Any], jsonable(info))
+    body["active"] = info.active(now)
+    return body
+
+
+def audit_view(cp: ControlPlane, run_id: str) -> dict[str, Any]:
+    """The run's manifest (phases, artifacts, gate decisions, verdicts, grants, tool
+    calls, errors) and its audited claims, as ``assay audit --json`` prints them."""
+    manifest = cp.manifest(run_id).model_dump(mode="json")
+    return {**manifest, "claims": _audited_claims(cp, run_id)}
+
+
+def _audited_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
+    """The verifier's verdicts on the run's propositions, each with the exact span of
+    the ledger entry it rests on (``quote``)."""
+    verdicts = [
+        v for v in map(_verdict, cp.ledger.entries(run_id, kinds=["verdict"])) if v is not None
+    ]
+    cited = cp.ledger.get_many(
+        v["ledger_id"] for v in verdicts if isinstance(v.get("ledger_id"), str)
+    )
+    rows: list[dict[str, Any]] = []
+    for verdict in verdicts:
+        entry = (
+            cited.get(verdict["ledger_id"]) if isinstance(verdict.get("ledger_id"), str) else None
+        )
+        span = _span(verdict.get("span")) if entry is not None else None
+        rows.append(
+            {
+                "claim_id": verdict["claim_id"],
+                "proposition": verdict["proposition"],
+                "label": verdict["label"],
+                "score": verdict["score"],
+                "ledger_id": entry.id if entry is not None else None,
+                "span": span,
+                "quote": entry.text[span[0] : span[1]] if entry is not None and span else None,
+                "source": entry.source if entry is not None else None,
+                "reason": verdict.get("reason"),
+            }
+        )
+    return rows
+
+
+def _verdict(entry: LedgerEntry) -> dict[str, Any] | None:
+    """A verdict written by the verifier, or ``None`` for any other content."""
+    try:
+        body = json.loads(entry.text)
+    except ValueError:
+        return None
+    needed = ("claim_id", "proposition", "label", "score")
+    if not isinstance(body, dict) or any(k not in body for k in needed):
+        return None
+    return cast(dict[str, Any], body)
+
+
+def _span(value: object) -> list[int] | None:
+    if not isinstance(value, list | tuple):
+        return None
+    pair = cast(Sequence[object], value)
+    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
+        return None
+    start, end = cast(Sequence[int], pair)
+    return [start, end] if 0 <= start <= end else None
