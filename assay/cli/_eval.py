@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Annotated, Any, cast
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup
@@ -36,6 +35,7 @@ from assay.cli._common import (
     shown,
     styled,
 )
+from assay.cli._progress import progress_bar
 from assay.errors import UsageError
 from assay.evals import (
     DEFAULT_THRESHOLD_POINTS,
@@ -237,25 +237,20 @@ def _points(points: float | None, *, regressed: bool) -> str | Text:
 
 @contextmanager
 def _progress(total: int, *, shown_if: bool) -> Generator[CaseDone | None]:
-    """A progress bar of the cases on stderr, while they run: only on a terminal and
-    never with ``--json``; it is gone once the cases are done."""
-    err = err_console()
-    if not shown_if or not err.is_terminal:
-        yield None
-        return
-    columns = (
-        TextColumn("{task.description}", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err, transient=True) as progress:
-        task = progress.add_task("cases", total=total)
+    """A progress bar of the cases on stderr while they run (see
+    :func:`progress_bar`), labelled with the case that finished last."""
+    with progress_bar(shown_if=shown_if) as update:
+        if update is None:
+            yield None
+            return
+        finished = 0
 
         def done(run: CaseRun) -> None:
-            label = f"case {shown(run.case_id, 40, one_line=True)}"
-            progress.update(task, advance=1, description=label)
+            nonlocal finished
+            finished += 1
+            update(finished, total, f"case {shown(run.case_id, 40, one_line=True)}")
 
+        update(0, total, "cases")
         yield done
 
 

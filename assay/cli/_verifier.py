@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from assay.cli._common import handles_errors
+from assay.cli._progress import progress_bar
 
 app = typer.Typer(help="Train and evaluate the NLI verifier model.", no_args_is_help=True)
 
@@ -70,7 +71,8 @@ def train(
         time_budget_min=time_budget_min,
         eval_limit=eval_limit,
     )
-    report = run_training(cfg, log=lambda line: typer.echo(line, err=True))
+    with progress_bar() as update:
+        report = run_training(cfg, log=lambda line: typer.echo(line, err=True), progress=update)
     typer.echo(json.dumps(report, indent=2))
 
 
@@ -84,9 +86,14 @@ def calibrate(
     """Refit calibration.json (Platt scaling and threshold) for a saved model."""
     from assay.training import calibrate as run_calibration
 
-    report = run_calibration(
-        model, data, limit=eval_limit, log=lambda line: typer.echo(line, err=True)
-    )
+    with progress_bar() as update:
+        report = run_calibration(
+            model,
+            data,
+            limit=eval_limit,
+            log=lambda line: typer.echo(line, err=True),
+            progress=update,
+        )
     typer.echo(json.dumps(report, indent=2))
 
 

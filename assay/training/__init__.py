@@ -7,6 +7,6 @@ already required by the verifier), so there is no separate extra to install.
 """
 
 from assay.training._calibrate import calibrate
-from assay.training._train import TrainConfig, base_model_dir, train
+from assay.training._train import Progress, TrainConfig, base_model_dir, train
 
-__all__ = ["TrainConfig", "base_model_dir", "calibrate", "train"]
+__all__ = ["Progress", "TrainConfig", "base_model_dir", "calibrate", "train"]

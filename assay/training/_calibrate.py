@@ -20,14 +20,30 @@ from assay.verifier import Calibration, Support, Verifier, coverage_penalty, fit
 Features = dict[str, list[Support]]
 
 
+#: Items scored at once: small enough for a progress bar to move, large enough for
+#: the model's batches to stay full.
+_CHUNK = 64
+
+
 def score_sets(
-    verifier: Verifier, sets: dict[str, list[Item]], log: Callable[[str], None] = print
+    verifier: Verifier,
+    sets: dict[str, list[Item]],
+    log: Callable[[str], None] = print,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> Features:
-    """The two calibration inputs for every item of every set."""
+    """The two calibration inputs for every item of every set; ``progress`` is told
+    ``(items done, items in all, "calibration items")`` after each chunk."""
     out: Features = {}
+    total, done = sum(len(items) for items in sets.values()), 0
     for name, items in sets.items():
         started = time.monotonic()
-        out[name] = verifier.support_features([(i.document, i.claim) for i in items])
+        out[name] = []
+        for first in range(0, len(items), _CHUNK):
+            chunk = items[first : first + _CHUNK]
+            out[name] += verifier.support_features([(i.document, i.claim) for i in chunk])
+            done += len(chunk)
+            if progress is not None:
+                progress(done, total, "calibration items")
         log(f"scored {name}: {len(items)} items in {time.monotonic() - started:.0f}s")
     return out
 
@@ -75,11 +91,12 @@ def calibrate(
     *,
     limit: int | None = None,
     log: Callable[[str], None] = print,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Fit the calibration on all grounding dev sets pooled and save it."""
     verifier = Verifier.from_pretrained(model_dir)
     sets = grounding_sets(data_root, limit=limit)
-    features = score_sets(verifier, sets, log)
+    features = score_sets(verifier, sets, log, progress)
     calibration = fit(sets, features, list(sets))
     calibration.save(model_dir / "calibration.json")
     report = {

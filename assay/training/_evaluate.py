@@ -45,17 +45,16 @@ def begin(root: Path, name: str) -> list[Item]:
 
 def wice(root: Path) -> list[Item]:
     path = root / "grounding-dev" / "wice_oracle_claim_dev.jsonl"
-    items: list[Item] = []
-    for line in path.open(encoding="utf-8"):
-        row = json.loads(line)
-        items.append(
-            Item(
-                document=join_sentences(row["evidence"]),
-                claim=row["claim"],
-                supported=int(row["label"] == "supported"),
-            )
+    with path.open(encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines]
+    return [
+        Item(
+            document=join_sentences(row["evidence"]),
+            claim=row["claim"],
+            supported=int(row["label"] == "supported"),
         )
-    return items
+        for row in rows
+    ]
 
 
 def summedits_held_out(root: Path) -> dict[str, list[Item]]:

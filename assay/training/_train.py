@@ -130,8 +130,16 @@ class _Progress:
     loss: float = 0.0
 
 
-def train(cfg: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Train, save to ``cfg.out_dir`` and calibrate; returns the training report."""
+#: Told how far a long job has come: ``(done, total, what)``, e.g. ``(120, 900,
+#: "training steps")``; what a progress bar draws.
+Progress = Callable[[int, int, str], None]
+
+
+def train(
+    cfg: TrainConfig, log: Callable[[str], None] = print, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Train, save to ``cfg.out_dir`` and calibrate; returns the training report.
+    ``progress`` is told of each training step and each calibration chunk."""
     _refuse_package_dir(cfg.out_dir)
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -148,7 +156,8 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any
         label2id={v: k for k, v in LABEL_NAMES.items()},
     )
     started = time.monotonic()
-    progress = _train_loop(cfg, model, tokenizer, batches(pairs, cfg.batch_size, rng), log)
+    plan = batches(pairs, cfg.batch_size, rng)
+    trained = _train_loop(cfg, model, tokenizer, plan, log, progress)
     minutes = (time.monotonic() - started) / 60
     save(model, tokenizer, cfg.out_dir)
     report: dict[str, Any] = {
@@ -159,10 +168,10 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any
         "mix_name": cfg.mix,
         "licences": mix_licences(cfg),
         "pairs": len(pairs),
-        "pairs_seen": progress.seen,
-        "steps": progress.steps,
+        "pairs_seen": trained.seen,
+        "steps": trained.steps,
         "planned_steps": -(-len(pairs) // cfg.batch_size),
-        "final_loss": round(progress.loss, 4),
+        "final_loss": round(trained.loss, 4),
         "batch_size": cfg.batch_size,
         "lr": cfg.lr,
         "max_length": cfg.max_length,
@@ -172,7 +181,9 @@ def train(cfg: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any
     }
     from assay.training._calibrate import calibrate
 
-    report["calibration"] = calibrate(cfg.out_dir, cfg.data_root, limit=cfg.eval_limit, log=log)
+    report["calibration"] = calibrate(
+        cfg.out_dir, cfg.data_root, limit=cfg.eval_limit, log=log, progress=progress
+    )
     (cfg.out_dir / "train_report.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
 
@@ -183,6 +194,7 @@ def _train_loop(
     tokenizer: Any,
     plan: list[list[Pair]],
     log: Callable[[str], None],
+    progress: Progress | None = None,
 ) -> _Progress:
     # Frozen word embeddings: half the parameters, and on CPU the optimizer step over
     # them costs as much as the backward pass of the encoder.
@@ -215,6 +227,8 @@ def _train_loop(
         optim.zero_grad()
         done.seen += len(batch)
         done.loss = loss.item() if done.steps == 1 else 0.98 * done.loss + 0.02 * loss.item()
+        if progress is not None:
+            progress(done.steps, len(plan), "training steps")
         if done.steps % 25 == 0:
             log(
                 f"step {done.steps}/{len(plan)} loss {done.loss:.4f} lr {factor:.3f} "
