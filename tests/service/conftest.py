@@ -73,7 +73,7 @@ def served_plane(db_url: str, outbox: Path) -> Iterator[ControlPlane]:
 
 def serve(cp: ControlPlane, **settings: Any) -> Service:
     """The invoice audit served on ``cp`` with ``settings``."""
-    app = create_app(cp, {GRAPH: reference.graph}, settings=ServiceSettings(**settings))
+    app = create_app(cp, {GRAPH: reference.served_graph}, settings=ServiceSettings(**settings))
     return Service(cp=cp, client=TestClient(app), tokens=TokenStore(cp.engine))
 
 

@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay import ControlPlane
+from assay.apps import reference
 from assay.errors import DatabaseError, RunError
 from assay.ledger import (
     generate_key,
@@ -63,6 +64,19 @@ def test_mistakes_are_problem_details(service: Service) -> None:
         headers=h["amy"],
     )
     assert "no documents" in _problem(refused, 400, "usage_error")["detail"]
+    # A served graph reads no folder of the server, whatever path a client names.
+    folder = str(reference.cases()["over_cap"])
+    named = client.post(
+        f"/v1/graphs/{GRAPH}/runs",
+        json={"input": {"task": "audit", "documents": folder}},
+        headers=h["amy"],
+    )
+    assert "reads no folder" in _problem(named, 400, "usage_error")["detail"]
+    assert not any(
+        "engagement" in e.text
+        for r in service.cp.ledger.runs()
+        for e in service.cp.ledger.entries(r.run_id)
+    )
     not_json = client.post(
         f"/v1/graphs/{GRAPH}/runs",
         content=b"{not json",

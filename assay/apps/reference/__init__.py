@@ -14,6 +14,7 @@ from assay.apps.reference._graph import (
     graph,
     llm_graph,
     prepare_input,
+    served_graph,
 )
 from assay.apps.reference._inject import INJECTIONS, Injection
 from assay.apps.reference._llm import LLMAgent, llm_agent_from_env, resolve_chat_model
@@ -42,4 +43,5 @@ __all__ = [
     "load_documents",
     "prepare_input",
     "resolve_chat_model",
+    "served_graph",
 ]

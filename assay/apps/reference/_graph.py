@@ -67,13 +67,17 @@ def case_input(name: str, *, inject: str | None = None, seed: int = 0) -> dict[s
     return {"task": task, "documents": str(folder), "inject": inject, "seed": seed}
 
 
-def prepare_input(value: Mapping[str, Any], *, agents: str = "rules") -> dict[str, Any]:
+def prepare_input(
+    value: Mapping[str, Any], *, agents: str = "rules", folders: bool = True
+) -> dict[str, Any]:
     """The audit's input, checked, as the fenced graph runs on it.
 
     ``{"task": str, "documents": {name: text} | folder, "inject": class | None,
     "seed": int}`` becomes ``{"task": ..., "context": {"documents", "corpus",
     "inject", "seed"}}``: a folder is read here, so the run carries its documents
-    and any process can continue it. Raises :class:`UsageError` on anything else.
+    and any process can continue it. With ``folders=False`` (a graph served to
+    clients who must not read the server's files) only the documents' text is
+    taken. Raises :class:`UsageError` on anything else.
     """
     unknown = sorted(repr(k) for k in value if k not in _INPUT_KEYS)
     if unknown:
@@ -85,6 +89,11 @@ def prepare_input(value: Mapping[str, Any], *, agents: str = "rules") -> dict[st
         raise UsageError("task must be a non-empty string")
     if value.get("documents") is None:
         raise UsageError("the invoice audit needs documents: a mapping of name to text or a folder")
+    if not folders and not isinstance(value["documents"], Mapping):
+        raise UsageError(
+            "this graph takes the documents' text, as a mapping of name to text; "
+            "it reads no folder of the server"
+        )
     documents = load_documents(value["documents"])
     injected, seed = value.get("inject"), value.get("seed", 0)
     if injected is not None and not isinstance(injected, str):
@@ -144,9 +153,11 @@ class ReferenceApp:
         agents: str = "rules",
         checkpointer: BaseCheckpointSaver[Any] | None = None,
         max_evidence_rounds: int = 2,
+        document_folders: bool = True,
     ) -> FencedGraph:
         """The fenced audit, with the rule-based agents or (``agents="llm"``) the chat
-        model ``ASSAY_MODEL`` names."""
+        model ``ASSAY_MODEL`` names; ``document_folders=False`` takes the documents'
+        text only, never a folder path (see :func:`served_graph`)."""
         if agents not in AGENTS:
             raise UsageError(f"agents={agents!r} is not one of {', '.join(AGENTS)}")
         self.install(components.registry)
@@ -160,7 +171,7 @@ class ReferenceApp:
             max_evidence_rounds=max_evidence_rounds,
             writer=agents_mod.write,
             policy=self.policy,
-            prepare=partial(prepare_input, agents=agents),
+            prepare=partial(prepare_input, agents=agents, folders=document_folders),
         )
 
     def agent(
@@ -196,6 +207,14 @@ def graph(components: FenceComponents) -> FencedGraph:
     """The fenced invoice audit with the rule-based agents: what ``assay run`` and
     ``assay resume`` load by default (``assay.apps.reference:graph``)."""
     return app_for(components).graph(components)
+
+
+def served_graph(components: FenceComponents) -> FencedGraph:
+    """The audit of :func:`graph` for clients who must not name the server's files
+    (``assay serve --graph invoices=assay.apps.reference:served_graph``): its input's
+    documents are text, never a folder. Same graph name and version, so either
+    resumes the other's threads."""
+    return app_for(components).graph(components, document_folders=False)
 
 
 def llm_graph(components: FenceComponents) -> FencedGraph:
