@@ -282,6 +282,11 @@ def _graph_overhead(r: _Reader) -> str:
         ("of which the NLI model", ms("fenced.model_median_ms"), ms("fenced.model_p95_ms")),
         ("fence overhead", ms("overhead_median_ms"), ""),
         ("fence overhead without the model", ms("overhead_without_model_median_ms"), ""),
+        (
+            "the same, paired step by step",
+            ms("overhead_without_model_paired_median_ms"),
+            "",
+        ),
     ]
     caption = (
         f"{r.num('runs', 0)} steps of {r.num('claims_per_step', 0)} claims each on "
