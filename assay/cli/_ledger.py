@@ -34,6 +34,7 @@ from assay.cli._common import (
     shown,
     styled,
 )
+from assay.cli._progress import progress_bar
 from assay.errors import InvalidProof, UsageError
 from assay.ledger import (
     Checkpoint,
@@ -294,8 +295,8 @@ def ledger_verify(
     as_json: JsonOption = False,
 ) -> None:
     """Re-derive every hash of the chain; exit 1 and name the first bad entry if broken."""
-    with open_plane(db) as cp:
-        report = cp.ledger.verify(run)
+    with open_plane(db) as cp, progress_bar(shown_if=not as_json) as update:
+        report = cp.ledger.verify(run, progress=update)
     if as_json:
         emit_json(report)
     elif report.ok:

@@ -453,7 +453,12 @@ class Ledger:
 
     # --- verification ---------------------------------------------------------------
 
-    def verify(self, run_id: str | None = None) -> ChainReport:
+    def verify(
+        self,
+        run_id: str | None = None,
+        *,
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> ChainReport:
         """Re-derive every hash of one run (or of all runs and the Merkle log) from the
         stored rows.
 
@@ -464,17 +469,21 @@ class Ledger:
         Whatever a column holds, the answer is a report naming the first bad entry
         and why, never an exception about the data. Raises
         :class:`~assay.errors.UnknownRun` only for a run id the ledger does not hold.
+        ``progress`` is told ``(runs done, runs in all, "runs verified")`` after each
+        run, for a long check of a whole ledger.
         """
         if run_id is not None:
             check_run_id(run_id)
         with driver_errors(), self._engine.connect() as conn:
             run_ids = [run_id] if run_id is not None else stored_run_ids(conn)
             checked = 0
-            for rid in run_ids:
+            for done, rid in enumerate(run_ids, start=1):
                 report = verify_run(conn, rid)
                 if report is None:
                     raise UnknownRun(f"no run {rid!r} in this ledger")
                 checked += report.checked
+                if progress is not None:
+                    progress(done, len(run_ids), "runs verified")
                 if not report.ok:
                     return dataclasses.replace(report, checked=checked, runs=len(run_ids))
             if run_id is None:
