@@ -5,8 +5,9 @@
 # when any gate fails (a metric dropped by 2 points or more, side-effect hygiene
 # below 100%, a case that could not run), 2 or 3 when a suite cannot be run at all.
 #
-# The agent-grounding dev set is not shipped (it lives in ../shared/data); it runs
-# only where that data is, and is skipped with a printed reason where it is not.
+# The agent-grounding dev set is not shipped (it lives in ../shared/data): its suite is
+# built from the data where the data is, gated on its committed baseline, and skipped
+# with a printed reason where the data is not.
 #
 #   evals/run_ci.sh                 # from anywhere; ASSAY=... names the assay command
 set -euo pipefail
@@ -40,12 +41,9 @@ run_suite injection evals/injection/suite.yaml \
 DATA=${AGENT_GROUNDING_DATA:-../shared/data/agent-grounding-dev}
 if [ -f "$DATA/agent_grounding_dev.jsonl" ]; then
     python evals/agent_grounding/build_suite.py --data "$DATA" --out "$WORK/agent-grounding"
-    # Its baseline is kept beside the built suite (git ignores it): the data, and so
-    # what the run gets wrong, stays out of the repository.
-    local_baseline=evals/agent_grounding/build/baseline.json
-    [ -f "$local_baseline" ] || local_baseline=""
+    # Its committed baseline holds figures, case ids and hashes, no text of the data.
     run_suite agent-grounding "$WORK/agent-grounding/suite.json" \
-        evals.agent_grounding.replay:graph "$local_baseline"
+        evals.agent_grounding.replay:graph evals/agent_grounding/baseline.json
 else
     echo "== eval agent-grounding: skipped, no data at $DATA/agent_grounding_dev.jsonl" \
         "(set AGENT_GROUNDING_DATA to run it)"

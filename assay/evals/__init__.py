@@ -29,6 +29,7 @@ from assay.evals._gate import (
     baseline_of,
     check_gate,
     read_baseline,
+    statement_ref,
     write_baseline,
 )
 from assay.evals._history import (
@@ -143,6 +144,7 @@ __all__ = [
     "run_case",
     "score",
     "score_case",
+    "statement_ref",
     "suite_json_schema",
     "suite_json_schema_text",
     "suite_problems",

@@ -4,6 +4,7 @@ hygiene is below 100%, or when a case could not run."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -126,7 +127,18 @@ def baseline_of(report: EvalReport) -> Baseline:
 
 
 def _json_outcome(case: CaseMetrics) -> dict[str, JsonValue]:
-    return json.loads(json.dumps(case.outcome()))
+    """A case's outcome as a baseline keeps it. A forbidden statement that was made
+    is named by the sha256 of its text (the suite holds the text): a baseline then
+    copies no sentence of the suite's gold into the repository beside it."""
+    outcome = case.outcome()
+    outcome["forbidden_claims"] = [statement_ref(t) for t in case.forbidden_claims]
+    return json.loads(json.dumps(outcome))
+
+
+def statement_ref(text: str) -> str:
+    """How a baseline names a statement of the suite: ``sha256:`` and 16 hex digits
+    of its UTF-8 text."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def write_baseline(report: EvalReport, path: str | Path) -> Baseline:

@@ -3,6 +3,8 @@ whose figures were worked out on paper (see each case's comment)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,8 @@ from assay.evals import (
     ObservedProposition,
     RequestedGrant,
     Suite,
+    baseline_of,
+    check_gate,
     match_statement,
     parse_suite,
     score,
@@ -232,3 +236,15 @@ def test_the_judge_is_asked_only_where_words_differ_and_values_agree() -> None:
     said = "Stock at W-12 stands at 120 units."
     assert match_statement("The depot W-12 keeps 120 units", said, judge=judge) == "model"
     assert asked == [(said, "The depot W-12 keeps 120 units")]
+
+
+def test_a_baseline_names_a_forbidden_statement_by_its_hash(suite: Suite) -> None:
+    """The baseline beside a suite copies none of its gold sentences; the same
+    statement made again compares equal, another one does not."""
+    report = score(suite, RUNS, judge=None)
+    recorded = baseline_of(report)
+    kept = json.dumps(recorded.model_dump(mode="json"))
+    assert "W-12 holds 200 units" not in kept
+    expected = "sha256:" + hashlib.sha256(b"W-12 holds 200 units.").hexdigest()[:16]
+    assert recorded.cases["a"]["forbidden_claims"] == [expected]
+    assert check_gate(report, recorded).changed_cases == ()
