@@ -56,7 +56,15 @@ app = typer.Typer(
     cls=AssayGroup,
     no_args_is_help=True,
     add_completion=False,
-    help=__doc__,
+    help=(
+        "The assay command line: runs of any fenced graph, evals, the ledger, the HTTP "
+        "service, the database schema and the demo.\n\n"
+        "run and resume take the graph as --graph module:attr (a factory called with the "
+        "control plane; the invoice audit by default). A finished or paused run exits 0; "
+        "a user mistake prints one line and exits 2; a failure at run time exits 3; a "
+        "broken chain or a failed eval gate exits 1. --debug shows the traceback of any "
+        "failure. Every command that reads takes --json."
+    ),
     pretty_exceptions_enable=False,
 )
 db_app = typer.Typer(no_args_is_help=True, help="The database schema (Alembic).")
