@@ -21,6 +21,7 @@ from assay.errors import UnknownRun, UsageError
 from assay.fence import FencedGraph, GraphIdentity, graph_identity
 from assay.service._auth import Authenticator
 from assay.service._guards import BodyLimit, TokenBuckets
+from assay.service._pages import install_pages
 from assay.service._problems import Problem, install_problem_handlers
 from assay.service._settings import GraphFactory, ServiceSettings
 from assay.service._tokens import Principal, RunOwners, TokenStore, parse_duration
@@ -96,6 +97,9 @@ def build_app(
         router = APIRouter(prefix=_API)
         routes(router, ctx)
         app.include_router(router)
+    install_pages(
+        app, cp=cp, graphs=served.by_identity, settings=chosen, auth=auth, owners=ctx.owners
+    )
     return app
 
 
