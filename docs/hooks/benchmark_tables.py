@@ -453,6 +453,29 @@ def _eval_throughput(r: _Reader) -> str:
     return caption + "\n\n" + _table(("cases run in", "cases", "wall time", "cases/s"), rows)
 
 
+def _service_load(r: _Reader) -> str:
+    operations = (
+        ("read_audit", "read a finished run's audit"),
+        ("decide_grant", "approve a grant (its own paused run)"),
+    )
+    rows = [
+        (
+            label,
+            r.num(f"operations.{key}.requests", 0),
+            r.num(f"operations.{key}.requests_per_second", 1),
+            r.pair(f"operations.{key}.p50_ms", f"operations.{key}.p95_ms"),
+        )
+        for key, label in operations
+    ]
+    database = {"sqlite": "SQLite", "postgres": "PostgreSQL"}.get(str(r.get("database")), DASH)
+    caption = (
+        f"`assay serve --workers {r.num('workers', 0)}` of `{r.get('graph') or DASH}` on "
+        f"{database}, {r.num('clients', 0)} concurrent clients each on its own connection; "
+        "every approval performs its own flag."
+    )
+    return caption + "\n\n" + _table(("request", "requests", "requests/s", "p50 / p95"), rows)
+
+
 BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "agent_grounding": _agent_grounding,
     "grounding_rules": _grounding_rules,
@@ -467,6 +490,7 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "graph_overhead": _graph_overhead,
     "pathological_inputs": _pathological,
     "eval_throughput": _eval_throughput,
+    "service_load": _service_load,
 }
 
 
