@@ -17,8 +17,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Annotated, Any, cast
 
+import sqlalchemy as sa
 import typer
 from rich.prompt import Confirm
+from sqlalchemy.exc import ArgumentError
 
 from assay import _db
 from assay.cli._common import (
@@ -155,7 +157,9 @@ def db_upgrade(
 @handles_errors
 def db_current(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Print the schema revision the database is at, and the newest one."""
-    engine = _db.create_engine(_db.resolve_url(db))
+    url = _db.resolve_url(db)
+    _refuse_missing_sqlite_file(url)
+    engine = _db.create_engine(url)
     try:
         current, head = _db.current_revision(engine), _db.head_revision()
     finally:
@@ -166,6 +170,21 @@ def db_current(db: DbOption = None, as_json: JsonOption = False) -> None:
     behind = ("behind: run assay db upgrade", "yellow")
     state = ("up to date", "green") if current == head else behind
     console().print(styled(f"current {current or '(empty)'}  head {head}  ", state))
+
+
+def _refuse_missing_sqlite_file(url: str) -> None:
+    """A question about a SQLite file that does not exist is answered without
+    creating it (opening it would)."""
+    try:
+        parsed = sa.make_url(url)
+    except (ArgumentError, ValueError):
+        return  # create_engine says what is wrong with it
+    name = parsed.database or ""
+    memory = name in ("", ":memory:") or name.startswith("file::memory:")
+    if parsed.get_backend_name() == "sqlite" and not memory and not Path(name).exists():
+        raise UsageError(
+            f"no database at {name} (nothing was created); assay db upgrade creates one"
+        )
 
 
 DEFAULT_GRAPH = "assay.apps.reference:graph"

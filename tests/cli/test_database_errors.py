@@ -241,3 +241,14 @@ def test_debug_lets_the_exception_through_in_process(tmp_path: Path) -> None:
     (tmp_path / "text.db").write_text("text")
     result = cli("--debug", "runs", "--db", f"sqlite:///{tmp_path / 'text.db'}")
     assert isinstance(result.exception, ConfigurationError)
+
+
+def test_db_current_on_a_missing_file_creates_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.db"
+    line = one_error_line(cli("db", "current", "--db", f"sqlite:///{path}"), 2)
+    assert "no database at" in line and "nothing was created" in line
+    assert not path.exists()
+    with ControlPlane.open(f"sqlite:///{path}"):
+        pass
+    done = cli("db", "current", "--db", f"sqlite:///{path}")
+    assert done.exit_code == 0 and "up to date" in done.stdout
