@@ -71,6 +71,9 @@ def test_user_mistakes_exit_2_without_traceback(sqlite_url: str) -> None:
 
 
 def test_db_upgrade_and_current(sqlite_url: str) -> None:
+    missing = runner.invoke(app, ["db", "current", "--db", sqlite_url])
+    assert missing.exit_code == 2 and "no database at" in missing.output
+    Path(sqlite_url.removeprefix("sqlite:///")).touch()  # an empty SQLite file
     before = runner.invoke(app, ["db", "current", "--db", sqlite_url])
     assert "(empty)" in before.output and "behind" in before.output
     upgraded = runner.invoke(app, ["db", "upgrade", "--db", sqlite_url])

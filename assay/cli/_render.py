@@ -8,7 +8,6 @@ control characters visible.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -21,7 +20,8 @@ from assay.cli._common import age, fit_line, shown, styled
 from assay.cli._gate import render_manifest
 from assay.control_plane import ControlPlane
 from assay.fence import RunResult, ThreadStatus
-from assay.ledger import Ledger, LedgerEntry
+from assay.ledger import Ledger
+from assay.verifier import verdict_record
 
 __all__ = ["STATUS_COLOURS", "render_audit", "render_paused", "render_result", "render_thread"]
 
@@ -180,7 +180,7 @@ def audit_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
     the ledger entry it rests on (``quote``, white space made single)."""
     verdicts = [
         v
-        for v in map(_verifier_record, cp.ledger.entries(run_id, kinds=["verdict"]))
+        for v in map(verdict_record, cp.ledger.entries(run_id, kinds=["verdict"]))
         if v is not None
     ]
     entries = cp.ledger.get_many(
@@ -224,16 +224,3 @@ def _score(value: object) -> float:
         return float(cast(Any, value))
     except (TypeError, ValueError):
         return float("nan")
-
-
-def _verifier_record(entry: LedgerEntry) -> dict[str, Any] | None:
-    """A verdict entry written by the verifier, or None for any other content (the
-    ledger accepts records from anyone; the audit shows the verifier's own)."""
-    try:
-        body = json.loads(entry.text)
-    except ValueError:
-        return None
-    needed = ("claim_id", "proposition", "label", "score")
-    if not isinstance(body, dict) or any(k not in body for k in needed):
-        return None
-    return cast(dict[str, Any], body)

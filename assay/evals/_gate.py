@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from assay.errors import UsageError
 from assay.evals._evaluate import EvalReport
+from assay.evals._files import write_atomically
 from assay.evals._metrics import GATED_METRICS, CaseMetrics
 
 __all__ = [
@@ -153,14 +152,7 @@ def write_baseline(report: EvalReport, path: str | Path) -> Baseline:
         raise UsageError(f"cannot write the baseline {str(target)!r}: its folder does not exist")
     baseline = baseline_of(report)
     text = json.dumps(baseline.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(target, text)
     return baseline
 
 

@@ -13,8 +13,6 @@ and format characters shown as ``\\uXXXX``.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +23,7 @@ import jinja2
 
 from assay.control_plane import ControlPlane
 from assay.evals._evaluate import EvalReport
+from assay.evals._files import write_atomically
 from assay.evals._gate import Baseline, check_gate
 from assay.evals._metrics import GATED_METRICS, CaseMetrics
 from assay.ledger import Ledger, LedgerEntry
@@ -373,17 +372,8 @@ def write_html_report(
     audits: Mapping[str, CaseAudit] | None = None,
 ) -> Path:
     """Write :func:`render_html_report` to ``path`` (atomically) and return it."""
-    target = Path(path)
     text = render_html_report(report, baseline=baseline, history=history, audits=audits)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_atomically(path, text)
 
 
 def write_report_dir(

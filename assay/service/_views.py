@@ -8,7 +8,6 @@ rests on, read as ``assay audit`` reads them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, cast
@@ -18,8 +17,8 @@ from pydantic_core import to_jsonable_python
 
 from assay.control_plane import ControlPlane
 from assay.fence import ThreadStatus
-from assay.ledger import LedgerEntry
 from assay.service._tokens import Role, RunOwner, TokenInfo
+from assay.verifier import verdict_record
 
 __all__ = [
     "DecisionBody",
@@ -94,7 +93,9 @@ def _audited_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
     """The verifier's verdicts on the run's propositions, each with the exact span of
     the ledger entry it rests on (``quote``)."""
     verdicts = [
-        v for v in map(_verdict, cp.ledger.entries(run_id, kinds=["verdict"])) if v is not None
+        v
+        for v in map(verdict_record, cp.ledger.entries(run_id, kinds=["verdict"]))
+        if v is not None
     ]
     cited = cp.ledger.get_many(
         v["ledger_id"] for v in verdicts if isinstance(v.get("ledger_id"), str)
@@ -119,18 +120,6 @@ def _audited_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def _verdict(entry: LedgerEntry) -> dict[str, Any] | None:
-    """A verdict written by the verifier, or ``None`` for any other content."""
-    try:
-        body = json.loads(entry.text)
-    except ValueError:
-        return None
-    needed = ("claim_id", "proposition", "label", "score")
-    if not isinstance(body, dict) or any(k not in body for k in needed):
-        return None
-    return cast(dict[str, Any], body)
 
 
 def _span(value: object) -> list[int] | None:

@@ -18,6 +18,7 @@ from assay.verifier._ledger_verifier import (
     NLIModel,
     Verdict,
     VerifiedHandover,
+    verdict_record,
 )
 from assay.verifier._records import Entailment
 from assay.verifier._reworded import RewordedUnsupportedCheck
@@ -77,4 +78,5 @@ __all__ = [
     "premise_windows",
     "proper_names",
     "split_claim",
+    "verdict_record",
 ]
