@@ -33,9 +33,9 @@ def _require_postgres() -> str:
     pytest.skip("PostgreSQL tests need ASSAY_TEST_POSTGRES_URL (set by .ci/run)")
 
 
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+def fresh_postgres_database() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database, dropped when the generator ends: the body
+    of :func:`postgres_url`, for fixtures of a wider scope."""
     base = sa.make_url(_require_postgres())
     name = f"assay_t_{secrets.token_hex(6)}"
     admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
@@ -47,6 +47,12 @@ def postgres_url() -> Iterator[str]:
             conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     finally:
         admin.dispose()
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    yield from fresh_postgres_database()
 
 
 @pytest.fixture

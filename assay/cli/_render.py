@@ -21,7 +21,7 @@ from assay.cli._gate import render_manifest
 from assay.control_plane import ControlPlane
 from assay.fence import RunResult, ThreadStatus
 from assay.ledger import Ledger
-from assay.verifier import verdict_record
+from assay.verifier import audited_verdicts
 
 __all__ = ["STATUS_COLOURS", "render_audit", "render_paused", "render_result", "render_thread"]
 
@@ -178,45 +178,19 @@ def render_audit(cp: ControlPlane, run_id: str, console: Console) -> None:
 def audit_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
     """The verifier's verdicts on the run's propositions, each with the exact span of
     the ledger entry it rests on (``quote``, white space made single)."""
-    verdicts = [
-        v
-        for v in map(verdict_record, cp.ledger.entries(run_id, kinds=["verdict"]))
-        if v is not None
+    return [
+        {
+            "claim_id": v.record["claim_id"],
+            "proposition": v.record["proposition"],
+            "label": v.record["label"],
+            "score": _score(v.record["score"]),
+            "ledger_id": v.entry.id if v.entry is not None else None,
+            "span": v.span,
+            "quote": " ".join(v.quote.split()) if v.quote is not None else None,
+            "reason": v.record.get("reason"),
+        }
+        for v in audited_verdicts(cp.ledger, run_id)
     ]
-    entries = cp.ledger.get_many(
-        v["ledger_id"] for v in verdicts if isinstance(v.get("ledger_id"), str)
-    )
-    rows: list[dict[str, Any]] = []
-    for verdict in verdicts:
-        ledger_id = verdict.get("ledger_id")
-        entry = entries.get(ledger_id) if isinstance(ledger_id, str) else None
-        span = _span(verdict.get("span"))
-        quote = None
-        if entry is not None and span is not None:
-            quote = " ".join(entry.text[span[0] : span[1]].split())
-        rows.append(
-            {
-                "claim_id": verdict["claim_id"],
-                "proposition": verdict["proposition"],
-                "label": verdict["label"],
-                "score": _score(verdict["score"]),
-                "ledger_id": ledger_id if entry is not None else None,
-                "span": span if entry is not None else None,
-                "quote": quote,
-                "reason": verdict.get("reason"),
-            }
-        )
-    return rows
-
-
-def _span(value: object) -> tuple[int, int] | None:
-    if not isinstance(value, list | tuple):
-        return None
-    pair = cast(Sequence[object], value)
-    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
-        return None
-    start, end = cast(Sequence[int], pair)
-    return (start, end) if 0 <= start <= end else None
 
 
 def _score(value: object) -> float:

@@ -219,13 +219,9 @@ def _grant_routes(router: APIRouter, ctx: _Context) -> None:
         recorded on the grant is the caller's principal; a decision taken before
         answers 409 naming it."""
         found = ctx.cp.status(thread)
-        owner = ctx.owners.get(found.thread_id)
-        if ctx.settings.separation_of_duties and owner and owner.principal == principal.name:
-            raise Problem(
-                403,
-                "separation_of_duties",
-                f"{principal.name!r} started this run and may not decide its calls",
-            )
+        conflict = ctx.owners.started_by(found.thread_id, principal.name)
+        if ctx.settings.separation_of_duties and conflict is not None:
+            raise Problem(403, "separation_of_duties", conflict)
         identity = GraphIdentity(name=found.graph_name, version=found.graph_version)
         graph = ctx.served.by_identity.get(identity)
         if graph is None:

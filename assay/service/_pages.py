@@ -551,13 +551,9 @@ def _review_routes(router: APIRouter, ctx: _Pages) -> None:
         principal = session.principal
         with _as_page():
             found = ctx.cp.status(thread)
-            owner = ctx.owners.get(found.thread_id)
-            if ctx.settings.separation_of_duties and owner and owner.principal == principal.name:
-                raise _PageError(
-                    403,
-                    "Separation of duties",
-                    f"{principal.name!r} started this run and may not decide its calls",
-                )
+            conflict = ctx.owners.started_by(found.thread_id, principal.name)
+            if ctx.settings.separation_of_duties and conflict is not None:
+                raise _PageError(403, "Separation of duties", conflict)
             graph = ctx.graphs.get(
                 GraphIdentity(name=found.graph_name, version=found.graph_version)
             )

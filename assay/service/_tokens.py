@@ -236,6 +236,14 @@ class RunOwners:
         with driver_errors("could not record the run"), write_transaction(self._engine) as conn:
             conn.execute(t.runs.insert(), row)
 
+    def started_by(self, thread_id: str, principal: str) -> str | None:
+        """Why ``principal`` may not decide the calls of ``thread_id`` under separation
+        of duties (they started it), or ``None``."""
+        owner = self.get(thread_id)
+        if owner is None or owner.principal != principal:
+            return None
+        return f"{principal!r} started this run and may not decide its calls"
+
     def get(self, thread_id: str) -> RunOwner | None:
         """Who started ``thread_id`` through the service (``None``: not through it)."""
         query = sa.select(t.runs).where(t.runs.c.thread_id == thread_id)

@@ -8,7 +8,6 @@ rests on, read as ``assay audit`` reads them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, cast
 
@@ -18,7 +17,7 @@ from pydantic_core import to_jsonable_python
 from assay.control_plane import ControlPlane
 from assay.fence import ThreadStatus
 from assay.service._tokens import Role, RunOwner, TokenInfo
-from assay.verifier import verdict_record
+from assay.verifier import audited_verdicts
 
 __all__ = [
     "DecisionBody",
@@ -92,41 +91,17 @@ def audit_view(cp: ControlPlane, run_id: str) -> dict[str, Any]:
 def _audited_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
     """The verifier's verdicts on the run's propositions, each with the exact span of
     the ledger entry it rests on (``quote``)."""
-    verdicts = [
-        v
-        for v in map(verdict_record, cp.ledger.entries(run_id, kinds=["verdict"]))
-        if v is not None
+    return [
+        {
+            "claim_id": v.record["claim_id"],
+            "proposition": v.record["proposition"],
+            "label": v.record["label"],
+            "score": v.record["score"],
+            "ledger_id": v.entry.id if v.entry is not None else None,
+            "span": list(v.span) if v.span is not None else None,
+            "quote": v.quote,
+            "source": v.entry.source if v.entry is not None else None,
+            "reason": v.record.get("reason"),
+        }
+        for v in audited_verdicts(cp.ledger, run_id)
     ]
-    cited = cp.ledger.get_many(
-        v["ledger_id"] for v in verdicts if isinstance(v.get("ledger_id"), str)
-    )
-    rows: list[dict[str, Any]] = []
-    for verdict in verdicts:
-        entry = (
-            cited.get(verdict["ledger_id"]) if isinstance(verdict.get("ledger_id"), str) else None
-        )
-        span = _span(verdict.get("span")) if entry is not None else None
-        rows.append(
-            {
-                "claim_id": verdict["claim_id"],
-                "proposition": verdict["proposition"],
-                "label": verdict["label"],
-                "score": verdict["score"],
-                "ledger_id": entry.id if entry is not None else None,
-                "span": span,
-                "quote": entry.text[span[0] : span[1]] if entry is not None and span else None,
-                "source": entry.source if entry is not None else None,
-                "reason": verdict.get("reason"),
-            }
-        )
-    return rows
-
-
-def _span(value: object) -> list[int] | None:
-    if not isinstance(value, list | tuple):
-        return None
-    pair = cast(Sequence[object], value)
-    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
-        return None
-    start, end = cast(Sequence[int], pair)
-    return [start, end] if 0 <= start <= end else None

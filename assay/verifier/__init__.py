@@ -10,6 +10,7 @@ from assay.contract import NLI_LABELS as LABELS
 from assay.contract import NLILabel as Label
 from assay.contract import Unsupported
 from assay.errors import InvalidPair, ModelConfigError, ModelLoadError, VerifierError
+from assay.verifier._audit import AuditedVerdict, audited_verdicts, verdict_record
 from assay.verifier._cache import CacheKey, EntailmentCache, InMemoryEntailmentCache, cache_key
 from assay.verifier._calibration import Calibration, Support, coverage_penalty, fit_logistic
 from assay.verifier._deterministic import proper_names
@@ -18,7 +19,6 @@ from assay.verifier._ledger_verifier import (
     NLIModel,
     Verdict,
     VerifiedHandover,
-    verdict_record,
 )
 from assay.verifier._records import Entailment
 from assay.verifier._reworded import RewordedUnsupportedCheck
@@ -46,6 +46,7 @@ __all__ = [
     "LABELS",
     "MODEL_ENV",
     "QUANTIZE_ENV",
+    "AuditedVerdict",
     "CacheKey",
     "Calibration",
     "Entailment",
@@ -66,6 +67,7 @@ __all__ = [
     "VerifiedHandover",
     "Verifier",
     "VerifierError",
+    "audited_verdicts",
     "best_window",
     "cache_key",
     "coverage",

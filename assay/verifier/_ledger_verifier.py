@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from assay._limits import MAX_PROPOSITION_CHARS
 from assay._search import Bm25Index
@@ -585,19 +585,3 @@ def _shift(result: Entailment, offsets: Sequence[int]) -> Entailment:
         result,
         evidence_span=(result.evidence_span[0] - start, max(result.evidence_span[1] - start, 0)),
     )
-
-
-_VERDICT_FIELDS = ("claim_id", "proposition", "label", "score")
-
-
-def verdict_record(entry: LedgerEntry) -> dict[str, Any] | None:
-    """The body of a ``verdict`` entry as the verifier writes it, or ``None`` for any
-    other content. The ledger accepts records from anyone, so a reader that shows
-    verdicts (an audit, a review page) checks their shape first."""
-    try:
-        body = json.loads(entry.text)
-    except ValueError:
-        return None
-    if not isinstance(body, dict) or any(k not in body for k in _VERDICT_FIELDS):
-        return None
-    return cast(dict[str, Any], body)

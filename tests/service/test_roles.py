@@ -4,8 +4,6 @@ engine for the whole table)."""
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -13,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 from assay import ControlPlane
 from assay.ledger import generate_key
 from assay.service import TokenStore
 from assay.verifier import LexicalNLI
+from tests.conftest import fresh_postgres_database
 from tests.service.conftest import Service, serve
 
 ROLES = ("agent", "reviewer", "auditor", "admin")
@@ -57,25 +55,6 @@ class Table:
         )
 
 
-def _postgres_database() -> Iterator[str]:
-    base_url = os.environ.get("ASSAY_TEST_POSTGRES_URL")
-    if not base_url:
-        if os.environ.get("ASSAY_REQUIRE_POSTGRES") == "1":
-            pytest.fail("ASSAY_REQUIRE_POSTGRES=1 but ASSAY_TEST_POSTGRES_URL is not set")
-        pytest.skip("PostgreSQL tests need ASSAY_TEST_POSTGRES_URL (set by .ci/run)")
-    base = sa.make_url(base_url)
-    name = f"assay_t_{secrets.token_hex(6)}"
-    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-        yield base.set(database=name).render_as_string(hide_password=False)
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        admin.dispose()
-
-
 @pytest.fixture(
     scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 )
@@ -86,7 +65,7 @@ def table(
     databases = (
         iter([f"sqlite:///{folder / 'assay.db'}"])
         if request.param == "sqlite"
-        else _postgres_database()
+        else fresh_postgres_database()
     )
     url = next(databases)
     signer, verifier = generate_key("assay-test")
