@@ -49,6 +49,23 @@ def test_a_cap_written_in_prose_is_quoted_and_checked(
     assert result.status == "abstained" and not outbox.exists()
 
 
+def test_caps_listed_in_one_sentence_between_semicolons_are_each_read(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    """ "capped as follows: partners USD 640 an hour; associates …; paralegals USD 150
+    an hour": the limiting word governs every rate of its sentence, so the paralegal
+    line billed at USD 180 is reported, and lines 1 and 3 are checked too."""
+    result = _run(audit, invoice, "usd_semicolon_caps")
+    cap = next(c for c in result.claims if c.id == "line2.cap")
+    assert cap.type == "Quote" and "paralegals USD 150 an hour" in cap.text
+    assert "USD 240.00 over the cap in total" in _claim(result, "line2.overage")
+    assert "within the cap" in _claim(result, "line1.overage")
+    assert "within the cap" in _claim(result, "line3.overage")
+    answer = result.answer or ""
+    assert "Line 2 is USD 240.00 over its cap, but flag_invoice_line takes amounts in EUR" in answer
+    assert result.status == "abstained" and result.actions == () and not outbox.exists()
+
+
 def test_a_decimal_rate_above_its_cap_is_flagged_to_the_cent(
     audit: ControlPlane, invoice: FencedGraph, outbox: Path
 ) -> None:

@@ -32,7 +32,9 @@ _LIMITS = re.compile(
     r"\b(?:capped|caps?|no more than|not (?:more than|exceed)|at most|up to|maximum)\b",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"(?<=[.;!?])\s+")
+#: Sentence ends: a limiting word ("capped", "no more than") governs every rate
+#: of its sentence, including rates listed after it between semicolons.
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 #: Roles a letter may name in prose, besides those the invoice bills.
 ROLES = ("partner", "senior associate", "associate", "counsel", "paralegal", "trainee solicitor")
 _ENTRIES = re.compile(
@@ -181,7 +183,8 @@ def _parse_lines(found: Findings, item: Evidence) -> None:
 def _prose_caps(item: Evidence, roles: list[str], *, amended: bool) -> list[Cap]:
     """Caps a letter writes in prose ("associates no more than GBP 240 an hour"): each
     amount an hour, in a sentence that limits it, belongs to the role named last
-    before it."""
+    before it, so "capped as follows: partners USD 640 an hour; paralegals USD 150
+    an hour" gives both caps."""
     names = "|".join(re.escape(r) for r in roles)
     mention = re.compile(rf"\b(?P<role>{names})s?\b", re.IGNORECASE)
     caps: list[Cap] = []
