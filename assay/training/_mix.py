@@ -39,6 +39,9 @@ class Mix:
     conjunctions: int
     #: Synthetic agent-evidence pairs (half entailment, half one-slot edits).
     synthetic: int
+    #: Negation pairs built from the mix's own single-sentence NLI pairs
+    #: (:mod:`assay.training._negation`; needs ``snli``, ``mnli`` or ``cad``).
+    negations: int = 0
 
 
 _CC_BY_SA_3 = "CC BY-SA 3.0 (Wikipedia)"
@@ -128,7 +131,13 @@ _COMMERCIAL_SOURCES = (
     _cad(2500),
     _med(800),
 )
-COMMERCIAL = Mix(name="commercial", sources=_COMMERCIAL_SOURCES, conjunctions=1500, synthetic=12500)
+COMMERCIAL = Mix(
+    name="commercial",
+    sources=_COMMERCIAL_SOURCES,
+    conjunctions=1500,
+    synthetic=12500,
+    negations=4000,
+)
 COMMERCIAL_PLUS_NC = Mix(
     name="commercial+anli+sick",
     sources=(*_COMMERCIAL_SOURCES, _anli(2400), _sick(1800)),
