@@ -4,7 +4,8 @@ gold. The definitions are in ``docs/evals.md``; in short:
 - an *answered claim* is a claim of the result (not a Conjecture) whose every
   proposition the verifier labelled ``entailment``;
 - a proposition is *forbidden* when it states a ``must_not_claim`` statement, else
-  *gold-supported* when it states a required fact or the case's sources state it
+  *gold-supported* when it states a required fact or a ``may_claim`` statement, or
+  the case's sources state it
   (:mod:`assay.evals._match`); a claim is *faithful* when each of its propositions
   is gold-supported;
 - faithfulness = faithful / answered claims; coverage = facts established /
@@ -181,7 +182,8 @@ def _gold(
 ) -> Literal["forbidden", "fact", "sources", "unsupported"]:
     if any(match_statement(bad, text, judge=judge) for bad in case.expect.must_not_claim):
         return "forbidden"
-    if any(match_statement(fact.text, text, judge=judge) for fact in case.expect.facts):
+    gold = [*(fact.text for fact in case.expect.facts), *case.expect.may_claim]
+    if any(match_statement(statement, text, judge=judge) for statement in gold):
         return "fact"
     if supported_by_sources(text, sources, judge=judge):
         return "sources"

@@ -88,6 +88,13 @@ class Expectation(_Strict):
     )
     facts: list[FactModel] = Field(default_factory=list[FactModel])
     must_not_claim: list[Text] = Field(default_factory=list[str])
+    may_claim: list[Text] = Field(
+        default_factory=list[str],
+        description=(
+            "true statements, read from the sources, that the case does not require (a "
+            "line within its cap, say): an answered claim stating one is faithful"
+        ),
+    )
     actions: list[ActionSpec] = Field(
         default_factory=list[ActionSpec], description="calls that must run, each exactly once"
     )

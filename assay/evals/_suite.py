@@ -189,7 +189,11 @@ def _build(
     )
     if problems:
         return None, problems
-    content = model.model_dump(mode="json", by_alias=True, exclude={"schema_ref"})
+    # Fields left at their defaults stay out, so a version that adds an optional
+    # field keeps every existing suite's id (and its baseline).
+    content = model.model_dump(
+        mode="json", by_alias=True, exclude={"schema_ref"}, exclude_defaults=True
+    )
     digest = sha256_hex(canonical_json({"suite": content, "files": file_hashes}))
     return Suite(
         id="ste_" + digest[:24],

@@ -198,6 +198,23 @@ def test_nothing_to_count_is_none_not_zero(tmp_path: Path) -> None:
     assert m.false_alarm_rate == 0.0 and m.side_effect_hygiene == 1.0
 
 
+def test_a_may_claim_statement_makes_a_claim_faithful_without_being_required(
+    tmp_path: Path,
+) -> None:
+    """The stock line says nothing of stock being "enough"; a case whose reader judged
+    120 units enough for an order of 40 lists it under may_claim. Only that statement
+    counts: the same words about another warehouse stay unfaithful."""
+    case = _case("x", "answered", may_claim=["W-12 holds enough units for the order."])
+    lone = parse_suite({"suite": "s", "cases": [case]}, base_dir=tmp_path)
+    props = (
+        _prop("c1", "W-12 holds enough units for the order."),
+        _prop("c2", "W-14 holds enough units for the order."),
+    )
+    m = score(lone, [_run("x", "answered", propositions=props)], judge=None)
+    assert m.cases[0].unfaithful_claims == ("c2",)
+    assert m.metrics.faithfulness == 0.5 and m.metrics.coverage is None
+
+
 @pytest.mark.parametrize(
     ("fact", "proposition", "how"),
     [
