@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.gate import computation_in, extract_identifiers, identifier_in_evidence
-from assay.grounding import Computation, Miscalculation, view_of
+from assay.grounding import Computation, Miscalculation, check_values, claim_values, view_of
 from assay.ledger import LedgerEntry
 
 _QUOTED = re.compile(r"[\"“«]([^\"”»]{3,})[\"”»]")
@@ -120,3 +120,24 @@ def describe_gaps(
 def clip(text: str, width: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def states_another_value(premise: str, text: str) -> bool:
+    """Whether ``premise`` gives one of ``text``'s values otherwise: it does not state
+    a date or quantity of ``text`` but states one of the same kind (a date; an amount
+    in the same unit). An amendment's "capped at EUR 420 per hour" gives "capped at
+    EUR 380 per hour" otherwise; a time entry's "8.0 h in total" does not give
+    "8.0 h at EUR 260/h" otherwise, it only leaves the rate out."""
+    stated = claim_values(premise)
+    for check in check_values(text, [premise]):
+        if check.status == "found":
+            continue
+        value = check.value
+        if value.date is not None and any(v.date is not None for v in stated):
+            return True
+        unit = value.quantity.unit if value.quantity is not None else None
+        if unit is not None and any(
+            v.quantity is not None and v.quantity.unit == unit for v in stated
+        ):
+            return True
+    return False

@@ -30,6 +30,7 @@ from assay.verifier._deterministic import (
     clip,
     describe_gaps,
     deterministic_gaps,
+    states_another_value,
     verbatim,
 )
 from assay.verifier._premises import Reading, read
@@ -405,9 +406,11 @@ class LedgerVerifier:
         is silent. An uncited, related entry refutes only when the model is
         confident (p >= ``refute_threshold``). When the cited evidence already
         entails the proposition (``clear_only``), only a confident refutation
-        (``override_threshold``) overrides it: a small cross-encoder reads "senior
-        associates are capped at EUR 380" as contradicting "associates are capped
-        at EUR 260" with p above 0.8.
+        (``override_threshold``) that says something else in so many words
+        overrides it: a small cross-encoder reads "senior associates are capped at
+        EUR 380" as contradicting "associates are capped at EUR 260" with p above
+        0.8, and a time entry "8.0 h in total" as contradicting "8.0 h at EUR
+        260/h".
         """
         n_cited = len(question.cited)
         threshold = self.override_threshold if clear_only else self.refute_threshold
@@ -421,11 +424,23 @@ class LedgerVerifier:
                 premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
                 if coverage(question.text, premise) >= _ABOUT_IT or confident:
                     candidates.append((index, result))
-            elif confident:
+            elif confident and (not clear_only or self._gives_otherwise(question, index, result)):
                 candidates.append((index, result))
         if not candidates:
             return None
         return max(candidates, key=lambda pair: pair[1].probs["contradiction"])
+
+    @staticmethod
+    def _gives_otherwise(question: _Question, index: int, result: Entailment) -> bool:
+        """Whether the premise that contradicts a proposition its cited evidence
+        entails says something else in so many words: the opposite polarity, or one of
+        its values given otherwise (:func:`states_another_value`). A small model also
+        reads a premise that leaves a detail out as contradicting it."""
+        reading = question.readings[index]
+        premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
+        return polarity_conflict(premise, question.text) is not None or states_another_value(
+            premise, question.text
+        )
 
     # --- recording ----------------------------------------------------------------
 

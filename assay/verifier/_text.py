@@ -303,5 +303,14 @@ def focused_premises(
         text = " ".join(units[i].text for i in chosen)
         if premises and premises[-1].text == text:
             continue
-        premises.append(Premise(text=text, span=(units[chosen[0]].start, units[chosen[-1]].end)))
+        premises.append(Premise(text=text, span=_premise_span(units, chosen, ranked[0])))
     return premises
+
+
+def _premise_span(units: Sequence[Span], chosen: Sequence[int], best: int) -> tuple[int, int]:
+    """Where a premise is in the document: all of it when its units are consecutive;
+    else its best unit alone, so that a premise joining the first sentence and the
+    twenty-fifth does not point a reader at everything between them."""
+    if chosen[-1] - chosen[0] == len(chosen) - 1:
+        return units[chosen[0]].start, units[chosen[-1]].end
+    return units[best].start, units[best].end

@@ -158,9 +158,14 @@ def test_focused_premises_pick_the_sentences_that_share_the_claim_words() -> Non
         "Its founder, Ann Reid, retired in 2001. The York office employs 40 people."
     )
     assert len(premises) == 3
-    for premise in premises:  # spans cover every sentence used, in document order
-        start, end = premise.span
-        assert all(part in document[start:end] for part in premise.text.split(". "))
+    # Consecutive sentences: the span covers them all, in document order.
+    start, end = premises[1].span
+    assert document[start:end] == premises[1].text
+    # The third premise joins the first sentence to the last two: its span is the
+    # sentence that shares most words, not everything between them.
+    assert premises[2].text.startswith("The firm was founded in Leeds.")
+    start, end = premises[2].span
+    assert document[start:end] == "Its founder, Ann Reid, retired in 2001."
     assert [p.text for p in focused_premises("One fact.", "One fact.")] == ["One fact."]
 
 
@@ -177,3 +182,36 @@ def test_metrics() -> None:
     scores, labels = [0.1, 0.2, 0.7, 0.9], [0, 0, 1, 1]
     threshold = best_threshold(scores, labels)
     assert balanced_accuracy(scores, labels, threshold) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("premise", "claim", "otherwise"),
+    [
+        # An amendment gives the cap otherwise: it may overturn cited support.
+        (
+            "Senior associates are capped at EUR 420 per hour.",
+            "Senior associates are capped at EUR 380 per hour.",
+            True,
+        ),
+        ("The hearing moved to 3 May 2025.", "The hearing is on 2025-04-02.", True),
+        # A time entry that leaves the rate out gives nothing otherwise.
+        (
+            "Line 13: associate, 4 entries, 8.0 h in total, document review.",
+            "Line 13 bills 8.0 h at EUR 260/h for an associate.",
+            False,
+        ),
+        # Another kind of value (a count, not an amount) is not the same slot.
+        ("Line 13 has 4 entries.", "Line 13 bills EUR 260/h.", False),
+        (
+            "Senior associates are capped at EUR 380 per hour.",
+            "They are capped at EUR 380 per hour.",
+            False,
+        ),
+    ],
+)
+def test_a_premise_gives_a_value_otherwise_only_in_the_same_kind(
+    premise: str, claim: str, otherwise: bool
+) -> None:
+    from assay.verifier._deterministic import states_another_value
+
+    assert states_another_value(premise, claim) is otherwise
