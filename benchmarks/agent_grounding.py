@@ -152,6 +152,7 @@ def run(items: Sequence[Mapping[str, Any]], *, nli: str) -> dict[str, Any]:
                         "id": item["id"],
                         "label": item["label"],
                         "phenomenon": item["phenomenon"],
+                        "domain": item["domain"],
                         "status": result.status,
                         "answered": result.status == "answered",
                         "score": round(score, 4),
@@ -189,6 +190,7 @@ def summarise(outcomes: Sequence[Mapping[str, Any]], elapsed: float) -> dict[str
         "items": len(outcomes),
         "supported_answered": _rate([o["answered"] for o in supported]),
         "unsupported_refused": _rate([not o["answered"] for o in unsupported]),
+        "halves": _halves(outcomes),
         "roc_auc": round(
             roc_auc([o["score"] for o in outcomes], [o["label"] == "supported" for o in outcomes]),
             4,
@@ -197,6 +199,28 @@ def summarise(outcomes: Sequence[Mapping[str, Any]], elapsed: float) -> dict[str
         "per_phenomenon": table,
         "outcomes": list(outcomes),
     }
+
+
+def _halves(outcomes: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The two rates on each half of the domains (in alphabetical order, the 1st, 3rd,
+    ... are ``tuning``; the others ``held_out``): a change to the verifier is chosen
+    on the tuning half and judged on the held-out one."""
+    domains = sorted({str(o["domain"]) for o in outcomes})
+    tuning = set(domains[::2])
+    halves: dict[str, dict[str, Any]] = {}
+    for name, chosen in (("tuning", True), ("held_out", False)):
+        group = [o for o in outcomes if (o["domain"] in tuning) == chosen]
+        halves[name] = {
+            "domains": sorted({str(o["domain"]) for o in group}),
+            "items": len(group),
+            "supported_answered": _rate(
+                [o["answered"] for o in group if o["label"] == "supported"]
+            ),
+            "unsupported_refused": _rate(
+                [not o["answered"] for o in group if o["label"] != "supported"]
+            ),
+        }
+    return halves
 
 
 def _rate(values: Sequence[bool]) -> float | None:

@@ -34,8 +34,10 @@ def train(
     ] = False,
     mix: Annotated[
         str,
-        typer.Option(help="Training mix: full, commercial or commercial+anli+sick."),
-    ] = "full",
+        typer.Option(
+            help="Training mix: commercial (the shipped model), full or commercial+anli+sick."
+        ),
+    ] = "commercial",
     base_model: Annotated[
         Path | None,
         typer.Option(help="Start from this checkpoint (default: all-MiniLM-L6-v2)."),

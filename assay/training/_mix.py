@@ -3,9 +3,10 @@
 A mix is chosen by name (``assay verifier train --mix commercial``) and recorded in
 ``train_report.json`` with every source's licence, so a model's card can say exactly
 what it was trained on. ``full`` is the mix of the first shipped model, which
-includes non-commercial sets; ``commercial`` keeps only sets whose stated licence
-allows commercial use, plus synthetic agent-evidence pairs
-(:mod:`assay.training._synthetic`); ``commercial+anli+sick`` adds the two
+includes non-commercial sets; ``commercial`` (the default, and the shipped model's
+mix) keeps only sets whose stated licence allows commercial use, plus synthetic
+agent-evidence pairs (:mod:`assay.training._synthetic`) and negation pairs
+(:mod:`assay.training._negation`); ``commercial+anli+sick`` adds the two
 non-commercial NLI sets back, to measure what leaving them out costs.
 """
 

@@ -40,7 +40,7 @@ class TrainConfig:
     base_model: Path
     scale: float = 1.0
     commercial_safe: bool = False
-    mix: str = "full"
+    mix: str = "commercial"
     seed: int = 13
     batch_size: int = 32
     lr: float = 5e-5

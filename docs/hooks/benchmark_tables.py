@@ -399,7 +399,43 @@ def _agent_grounding(r: _Reader) -> str:
                     )
                 )
     per = _table(("label", "phenomenon", "items", "correct"), rows)
-    return caption + "\n\n" + totals + "\n\n" + per
+    halves: list[tuple[str, str, str, str, str]] = []
+    for name, label in (("tuning", "tuning"), ("held_out", "held out")):
+        domains: Any = r.get(f"halves.{name}.domains")
+        if isinstance(domains, list):
+            names = ", ".join(str(d) for d in domains)  # pyright: ignore[reportUnknownVariableType]
+            halves.append(
+                (
+                    label,
+                    names,
+                    r.num(f"halves.{name}.items", 0),
+                    r.num(f"halves.{name}.supported_answered", 3),
+                    r.num(f"halves.{name}.unsupported_refused", 3),
+                )
+            )
+    if not halves:
+        return caption + "\n\n" + totals + "\n\n" + per
+    split = _table(
+        ("half", "domains", "items", "supported answered", "unsupported refused"), halves
+    )
+    return caption + "\n\n" + totals + "\n\n" + split + "\n\n" + per
+
+
+def _agent_threshold(r: _Reader) -> str:
+    caption = (
+        f"Threshold {r.num('threshold', 4)}: the lowest at which the tuning half's "
+        f"unsupported claims are refused at least {r.num('refusal_floor', 3)} of the time, "
+        f"read off `{r.get('result') or DASH}`; the held-out half took no part in choosing it."
+    )
+    rows = [
+        (
+            label,
+            r.num(f"{key}.supported_answered", 3),
+            r.num(f"{key}.unsupported_refused", 3),
+        )
+        for key, label in (("tuning", "tuning half"), ("held_out", "held-out half"), ("all", "all"))
+    ]
+    return caption + "\n\n" + _table(("items", "supported answered", "unsupported refused"), rows)
 
 
 def _grounding_rules(r: _Reader) -> str:
@@ -476,6 +512,14 @@ def _service_load(r: _Reader) -> str:
     return caption + "\n\n" + _table(("request", "requests", "requests/s", "p50 / p95"), rows)
 
 
+#: Results written by a script of another name (the previous default's figures, the
+#: threshold fitted from a run's figures).
+SCRIPTS = {
+    "verifier_accuracy_full": "verifier_accuracy",
+    "agent_grounding_full": "agent_grounding",
+    "agent_threshold": "fit_agent_threshold",
+}
+
 BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "agent_grounding": _agent_grounding,
     "grounding_rules": _grounding_rules,
@@ -483,9 +527,11 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "tool_bus": _tool_bus,
     "gate": _gate,
     "verifier_accuracy": _verifier_accuracy,
-    # A candidate model measured by the same scripts (``--model`` / ``ASSAY_NLI_MODEL``).
-    "verifier_accuracy_commercial": _verifier_accuracy,
-    "agent_grounding_commercial": _agent_grounding,
+    # The previous default (the `full` mix, non-commercial sets included), measured by
+    # the same scripts before it was replaced.
+    "verifier_accuracy_full": _verifier_accuracy,
+    "agent_grounding_full": _agent_grounding,
+    "agent_threshold": _agent_threshold,
     "verifier_speed": _verifier_speed,
     "graph_overhead": _graph_overhead,
     "pathological_inputs": _pathological,
@@ -505,7 +551,7 @@ def benchmark_table(results_dir: Path, name: str) -> str:
     body = BENCHMARKS[name](reader)
     if reader.found == 0:
         raise MissingFigures(f"{path} holds none of the figures its table shows")
-    script = f"`benchmarks/{name.removesuffix('_commercial')}.py`"
+    script = f"`benchmarks/{SCRIPTS.get(name, name)}.py`"
     lines = [body, "", f"*Source: {script} → `benchmarks/results/{name}.json`; {_machine(data)}.*"]
     absent = sorted(set(reader.missing))
     if absent:
