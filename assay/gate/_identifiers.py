@@ -34,7 +34,9 @@ glued to a longer alphanumeric run (``INV-44`` is not in ``INV-4421``; an ASCII
 token next to letters of another script, as in Chinese or Japanese prose, is not
 glued to them), plus two rules where no reading is ambiguous: a hash matches a
 hash in the evidence that it is a prefix or an extension of (both at least 7
-digits, case-insensitive); and an amount, quantity or date matches the same value
+digits, case-insensitive); a ``#4190`` matches a JSON field whose name says it
+numbers something (``number``, ``id``, ``issue``, ``pull_requests``…) and whose
+value is exactly ``4190``; and an amount, quantity or date matches the same value
 written in another form, as :mod:`assay.grounding` decides (``2.0 hours`` and
 ``2.0 h``, ``€1.75`` and a JSON ``amount: 1.75`` beside ``currency: EUR``, ``31
 October 2024`` and ``2024-10-31``; never ``$`` and ``USD`` unless the evidence says
@@ -51,6 +53,7 @@ never by the text itself.
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 from bisect import bisect_left
@@ -210,6 +213,8 @@ def found_in(ident: Identifier, matching: str, derived: Evidence) -> bool:
         return True
     if ident.kind == "hash":
         return _hash_in(value.lower(), derived)
+    if ident.kind == "ticket" and value.startswith("#"):
+        return _numbered_field(value[1:], matching)
     if ident.kind in ("amount", "quantity", "date"):
         read = _value_of(value)
         return read is not None and occurrence_of(read, [derived.values]) is not None
@@ -235,6 +240,32 @@ def _classify(value: str) -> Identifier | None:
         return Identifier(kind="hash", value=value, start=0, end=len(value))
     found = extract_identifiers(value)
     return found[0] if len(found) == 1 and found[0].value == value else None
+
+
+#: Words of a field name that say its value numbers something (``number``,
+#: ``issue_id``, ``linked_pull_requests``), so ``#4190`` may be written as its bare
+#: number there.
+_NUMBERING_WORDS = frozenset(
+    {"number", "no", "num", "id", "ids", "issue", "issues", "pr", "prs", "ref", "refs"}
+    | {"pull", "pulls", "request", "requests", "ticket", "tickets"}
+)
+_FIELD_LINE = re.compile(r"^(?P<path>[^\n:]+): (?P<value>[^\n]*)$", re.MULTILINE)
+_PATH_WORD = re.compile(r"[a-z]+")
+
+
+def _numbered_field(digits: str, text: str) -> bool:
+    """Whether a field of a JSON view whose name says it numbers something holds
+    exactly ``digits``: ``#4190`` is ``linked_pull_requests[0]: 4190`` or ``number:
+    4190``, never ``amount: 4190`` or ``number: 41900``."""
+    if not digits.isdigit():
+        return False
+    for line in _FIELD_LINE.finditer(text):
+        if line["value"].strip() != digits:
+            continue
+        words = set(_PATH_WORD.findall(line["path"].rsplit(".", 1)[-1].lower()))
+        if words & _NUMBERING_WORDS:
+            return True
+    return False
 
 
 def _verbatim(value: str, text: str) -> bool:

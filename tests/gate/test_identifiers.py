@@ -4,10 +4,12 @@ rule it shares with the verifier."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
 from assay import Identifier, extract_identifiers, identifier_in_evidence
+from assay.grounding import view_of
 
 SHA = "9fceb02d0ae598e95dc970b74767f19372d61af8"
 
@@ -126,6 +128,29 @@ MATCHES = [
 @pytest.mark.parametrize(("token", "expected"), MATCHES)
 def test_identifier_in_evidence(token: str, expected: bool) -> None:
     assert identifier_in_evidence(token, EVIDENCE) is expected
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ({"linked_pull_requests": [4190]}, True),
+        ({"number": 4190, "title": "storage: retry uploads"}, True),
+        ({"pull": {"id": "4190"}}, True),
+        ({"issue_no": 4190}, True),
+        ({"amount": 4190}, False),  # a sum of money is not a number of a record
+        ({"number": 41900}, False),
+        ({"number": 4190.5}, False),
+        ({"notes": "about 4190 of them"}, False),
+    ],
+)
+def test_a_ticket_number_matches_a_json_field_that_numbers_something(
+    record: dict[str, object], expected: bool
+) -> None:
+    """ "#4190" in a claim is the PR a tool returned as ``"linked_pull_requests":
+    [4190]``: the evidence view's field line holds exactly its number, under a name
+    that says it numbers something."""
+    assert identifier_in_evidence("#4190", view_of(json.dumps(record)).text) is expected
+    assert not identifier_in_evidence("#4190", "See PR 4190 for details.")
 
 
 def test_dollar_is_not_assumed_to_be_usd() -> None:
