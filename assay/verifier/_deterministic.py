@@ -14,8 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.gate import computation_in, extract_identifiers, identifier_in_evidence
-from assay.grounding import Computation, Miscalculation, check_values, claim_values, view_of
+from assay.grounding import (
+    ClaimValue,
+    Computation,
+    Miscalculation,
+    claim_values,
+    evidence_index,
+    occurrence_of,
+    view_of,
+)
 from assay.ledger import LedgerEntry
+from assay.verifier._text import missing_numbers, numbers_in
 
 _QUOTED = re.compile(r"[\"“«]([^\"”»]{3,})[\"”»]")
 _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*(?![\w-])")
@@ -123,21 +132,35 @@ def clip(text: str, width: int = 160) -> str:
 
 
 def states_another_value(premise: str, text: str) -> bool:
-    """Whether ``premise`` gives one of ``text``'s values otherwise: it does not state
-    a date or quantity of ``text`` but states one of the same kind (a date; an amount
-    in the same unit). An amendment's "capped at EUR 420 per hour" gives "capped at
-    EUR 380 per hour" otherwise; a time entry's "8.0 h in total" does not give
-    "8.0 h at EUR 260/h" otherwise, it only leaves the rate out."""
+    """Whether ``premise`` gives one of ``text``'s values otherwise, about the same
+    thing: it does not state a date or quantity of ``text`` but states one of the
+    same kind (a date; an amount in the same unit), and every other number of
+    ``text`` (a line number, an hour count) is in it too.
+
+    An amendment's "senior associates are capped at EUR 420 per hour" gives "capped
+    at EUR 380 per hour" otherwise. A time entry's "Line 13: 8.0 h in total" leaves
+    the rate of "Line 13 bills 8.0 h at EUR 260/h" out, and "Invoice line 2 … EUR
+    309/h" is about another line than "Line 1 … EUR 308/h": neither gives it
+    otherwise."""
+    valued = [v for v in claim_values(text) if v.date is not None or _unit_of(v) is not None]
+    in_values = {n for v in valued for n in numbers_in(v.text)}
+    missing = missing_numbers(text, premise)
+    if any(n not in in_values for n in missing):
+        return False  # a line number, a count: the premise is about something else
     stated = claim_values(premise)
-    for check in check_values(text, [premise]):
-        if check.status == "found":
+    index = [evidence_index(premise)]
+    otherwise: list[str] = []  # the numbers of the values given otherwise
+    for value in claim_values(text):
+        if occurrence_of(value, index) is not None:
             continue
-        value = check.value
-        if value.date is not None and any(v.date is not None for v in stated):
-            return True
-        unit = value.quantity.unit if value.quantity is not None else None
-        if unit is not None and any(
-            v.quantity is not None and v.quantity.unit == unit for v in stated
+        unit = _unit_of(value)
+        if (value.date is not None and any(v.date is not None for v in stated)) or (
+            unit is not None
+            and any(v.quantity is not None and v.quantity.unit == unit for v in stated)
         ):
-            return True
-    return False
+            otherwise += numbers_in(value.text)
+    return bool(otherwise) and all(n in otherwise for n in missing)
+
+
+def _unit_of(value: ClaimValue) -> str | None:
+    return value.quantity.unit if value.quantity is not None else None

@@ -37,7 +37,7 @@ from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
 from assay.verifier._slots import bind
 from assay.verifier._standin import polarity_conflict
-from assay.verifier._text import coverage
+from assay.verifier._text import coverage, missing_numbers
 from assay.verifier._verifier import Verifier
 
 #: Claim types whose propositions are asserted and so must be entailed.
@@ -438,8 +438,12 @@ class LedgerVerifier:
         reads a premise that leaves a detail out as contradicting it."""
         reading = question.readings[index]
         premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
-        return polarity_conflict(premise, question.text) is not None or states_another_value(
-            premise, question.text
+        if states_another_value(premise, question.text):
+            return True
+        # A premise without all of the proposition's numbers is about another line,
+        # date or amount: its polarity says nothing of this one (and is not read).
+        return not missing_numbers(question.text, premise) and (
+            polarity_conflict(premise, question.text) is not None
         )
 
     # --- recording ----------------------------------------------------------------

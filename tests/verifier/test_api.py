@@ -200,6 +200,23 @@ def test_metrics() -> None:
             "Line 13 bills 8.0 h at EUR 260/h for an associate.",
             False,
         ),
+        # Another line's rate is about another line, not this one's rate otherwise
+        # (and "3" is not found inside "310").
+        (
+            "Invoice line 2: senior associate, 2.5 h at EUR 309/h.",
+            "Line 1 bills 2.5 h at EUR 308/h for a senior associate.",
+            False,
+        ),
+        (
+            "Invoice line 5: senior associate, 2.5 h at EUR 312/h.",
+            "Line 3 bills 2.5 h at EUR 310/h for a senior associate.",
+            False,
+        ),
+        (
+            "Invoice line 3: senior associate, 2.5 h at EUR 312/h.",
+            "Line 3 bills 2.5 h at EUR 310/h for a senior associate.",
+            True,
+        ),
         # Another kind of value (a count, not an amount) is not the same slot.
         ("Line 13 has 4 entries.", "Line 13 bills EUR 260/h.", False),
         (
