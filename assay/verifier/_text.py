@@ -248,7 +248,8 @@ def coverage(claim: str, document: str) -> float:
 @dataclass(frozen=True, kw_only=True)
 class Premise:
     """Evidence put before the model: ``text`` joins whole units of a document, in
-    document order; ``span`` is ``(start, end)`` in the document, covering them all."""
+    document order; ``span`` is ``(start, end)`` in the document: all of them when
+    they are consecutive, else the unit that shares most words with the claim."""
 
     text: str
     span: tuple[int, int]
