@@ -201,12 +201,16 @@ def summarise(outcomes: Sequence[Mapping[str, Any]], elapsed: float) -> dict[str
     }
 
 
+def tuning_domains(outcomes: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The tuning half of the domains: in alphabetical order, the 1st, 3rd, ...; the
+    others are held out. A change to the verifier is chosen on the tuning half and
+    judged on the held-out one."""
+    return set(sorted({str(o["domain"]) for o in outcomes})[::2])
+
+
 def _halves(outcomes: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The two rates on each half of the domains (in alphabetical order, the 1st, 3rd,
-    ... are ``tuning``; the others ``held_out``): a change to the verifier is chosen
-    on the tuning half and judged on the held-out one."""
-    domains = sorted({str(o["domain"]) for o in outcomes})
-    tuning = set(domains[::2])
+    """The two rates on each half of the domains (:func:`tuning_domains`)."""
+    tuning = tuning_domains(outcomes)
     halves: dict[str, dict[str, Any]] = {}
     for name, chosen in (("tuning", True), ("held_out", False)):
         group = [o for o in outcomes if (o["domain"] in tuning) == chosen]

@@ -33,6 +33,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import RESULTS, write_result
+from benchmarks.agent_grounding import tuning_domains
 
 #: First verdicts that refuse a claim whatever its score.
 _SETTLED = frozenset({"gate", "contradiction", "missing_evidence"})
@@ -56,8 +57,8 @@ def rates(outcomes: Sequence[Mapping[str, Any]], threshold: float) -> dict[str, 
 
 
 def fit(outcomes: Sequence[Mapping[str, Any]], floor: float) -> dict[str, Any]:
-    domains = sorted({str(o["domain"]) for o in outcomes})
-    tuning = set(domains[::2])
+    domains = {str(o["domain"]) for o in outcomes}
+    tuning = tuning_domains(outcomes)
     tune = [o for o in outcomes if o["domain"] in tuning]
     held = [o for o in outcomes if o["domain"] not in tuning]
     candidates = sorted({float(o["score"]) for o in tune} | {1.0})
@@ -72,7 +73,7 @@ def fit(outcomes: Sequence[Mapping[str, Any]], floor: float) -> dict[str, Any]:
         "refusal_floor": floor,
         "threshold": chosen,
         "tuning": {"domains": sorted(tuning), **rates(tune, chosen)},
-        "held_out": {"domains": sorted(set(domains) - tuning), **rates(held, chosen)},
+        "held_out": {"domains": sorted(domains - tuning), **rates(held, chosen)},
         "all": rates(outcomes, chosen),
     }
 

@@ -142,7 +142,8 @@ def states_another_value(premise: str, text: str) -> bool:
     the rate of "Line 13 bills 8.0 h at EUR 260/h" out, and "Invoice line 2 … EUR
     309/h" is about another line than "Line 1 … EUR 308/h": neither gives it
     otherwise."""
-    valued = [v for v in claim_values(text) if v.date is not None or _unit_of(v) is not None]
+    values = claim_values(text)
+    valued = [v for v in values if v.date is not None or _unit_of(v) is not None]
     in_values = {n for v in valued for n in numbers_in(v.text)}
     missing = missing_numbers(text, premise)
     if any(n not in in_values for n in missing):
@@ -150,7 +151,7 @@ def states_another_value(premise: str, text: str) -> bool:
     stated = claim_values(premise)
     index = [evidence_index(premise)]
     otherwise: list[str] = []  # the numbers of the values given otherwise
-    for value in claim_values(text):
+    for value in values:
         if occurrence_of(value, index) is not None:
             continue
         unit = _unit_of(value)
