@@ -68,6 +68,14 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
+def outbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where the reference app's flag tool appends (``ASSAY_OUTBOX``), per test."""
+    path = tmp_path / "outbox.jsonl"
+    monkeypatch.setenv("ASSAY_OUTBOX", str(path))
+    return path
+
+
+@pytest.fixture
 def plane(db_url: str) -> Iterator[ControlPlane]:
     with ControlPlane.open(db_url) as cp:
         yield cp

@@ -14,11 +14,13 @@ import re
 import threading
 import weakref
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from assay import ToolRegistry, ToolSpec, fence
 from assay.fence import FenceComponents, FencedGraph, FenceState
 from assay.ledger import canonical_json, sha256_hex
+from tests.fence._orders import PLACE_ORDER  # the order desk's own tool
 
 NAME = "stock-desk"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -39,37 +41,8 @@ READ_DOCUMENT = ToolSpec(
     },
     output_schema={"type": "string"},
 )
-_ORDER_INPUT = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["sku", "units"],
-    "properties": {
-        "sku": {"type": "string"},
-        "units": {"type": "integer", "minimum": 1, "x-assay-unit": "units"},
-    },
-}
-_ORDER_OUTPUT = {
-    "type": "object",
-    "required": ["order"],
-    "properties": {"order": {"type": "integer"}},
-}
-PLACE_ORDER = ToolSpec(
-    name="place_order",
-    version="1.0.0",
-    side_effect="irreversible",
-    description="Order units of a SKU from the supplier.",
-    input_schema=_ORDER_INPUT,
-    output_schema=_ORDER_OUTPUT,
-)
 #: The same tool, registered as if ordering could be undone: a regression.
-PLACE_ORDER_UNGUARDED = ToolSpec(
-    name="place_order",
-    version="2.0.0",
-    side_effect="reversible",
-    description="Order units of a SKU from the supplier.",
-    input_schema=_ORDER_INPUT,
-    output_schema=_ORDER_OUTPUT,
-)
+PLACE_ORDER_UNGUARDED = replace(PLACE_ORDER, version="2.0.0", side_effect="reversible")
 _INSTALLED: weakref.WeakSet[ToolRegistry] = weakref.WeakSet()
 
 

@@ -59,13 +59,6 @@ class Service:
 
 
 @pytest.fixture
-def outbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "outbox.jsonl"
-    monkeypatch.setenv("ASSAY_OUTBOX", str(path))
-    return path
-
-
-@pytest.fixture
 def served_plane(db_url: str, outbox: Path) -> Iterator[ControlPlane]:
     with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
         yield cp
