@@ -191,6 +191,14 @@ def summarise(outcomes: Sequence[Mapping[str, Any]], elapsed: float) -> dict[str
         "supported_answered": _rate([o["answered"] for o in supported]),
         "unsupported_refused": _rate([not o["answered"] for o in unsupported]),
         "halves": _halves(outcomes),
+        # Feedback: a supported claim refused as a contradiction sends its author to
+        # look for an error that is not there.
+        "supported_called_contradicted": _rate(
+            [o["verdict"] == "contradiction" for o in supported]
+        ),
+        "unsupported_called_contradicted": _rate(
+            [o["verdict"] == "contradiction" for o in unsupported]
+        ),
         "roc_auc": round(
             roc_auc([o["score"] for o in outcomes], [o["label"] == "supported" for o in outcomes]),
             4,

@@ -44,7 +44,8 @@ from assay.verifier._verifier import Verifier
 ASSERTED_TYPES = frozenset({"Assertion", "Quote", "ActionIntent"})
 DETERMINISTIC_MODEL = "assay:deterministic"
 #: A premise is about a proposition when it writes at least this share of the
-#: proposition's content words; only then can a cited entry contradict it.
+#: proposition's content words (or gives one of its values otherwise); only then
+#: can an entry contradict it.
 _ABOUT_IT = 0.5
 
 
@@ -399,18 +400,21 @@ class LedgerVerifier:
     ) -> tuple[int, Entailment] | None:
         """The entry (by index into cited + related) that refutes the proposition.
 
-        A cited entry refutes when contradiction is the model's top label for a
-        premise that is about the proposition (it writes at least half of the
-        proposition's content words): a small model also answers "contradiction"
-        for a premise on another subject, and such an entry does not contradict, it
-        is silent. An uncited, related entry refutes only when the model is
-        confident (p >= ``refute_threshold``). When the cited evidence already
-        entails the proposition (``clear_only``), only a confident refutation
+        Only a premise about the proposition can refute it: one that writes at
+        least half of its content words, or says one of its values otherwise, or the
+        opposite polarity (:meth:`_gives_otherwise`). A small cross-encoder also
+        answers "contradiction" for a premise that leaves most of the claim out
+        (``flight: NX 482`` against a claim about that flight's delay), and for the
+        supported and the edited twin of a claim alike; such an entry is silent, and
+        naming it would send the author to the wrong place. A cited entry about the
+        proposition refutes when contradiction is the model's top label; an uncited,
+        related one only when the model is also confident (p >=
+        ``refute_threshold``). When the cited evidence already entails the
+        proposition (``clear_only``), only a confident refutation
         (``override_threshold``) that says something else in so many words
-        overrides it: a small cross-encoder reads "senior associates are capped at
-        EUR 380" as contradicting "associates are capped at EUR 260" with p above
-        0.8, and a time entry "8.0 h in total" as contradicting "8.0 h at EUR
-        260/h".
+        overrides it: the model reads "senior associates are capped at EUR 380" as
+        contradicting "associates are capped at EUR 260" with p above 0.8, and a
+        time entry "8.0 h in total" as contradicting "8.0 h at EUR 260/h".
         """
         n_cited = len(question.cited)
         threshold = self.override_threshold if clear_only else self.refute_threshold
@@ -418,17 +422,26 @@ class LedgerVerifier:
         for index, result in scored:
             if result.label != "contradiction":
                 continue
+            if clear_only:
+                says_otherwise = self._gives_otherwise(question, index, result)
+            else:
+                says_otherwise = self._is_about(question, index, result) or (
+                    self._gives_otherwise(question, index, result)
+                )
             confident = result.probs["contradiction"] >= threshold
-            if index < n_cited and not clear_only:
-                reading = question.readings[index]
-                premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
-                if coverage(question.text, premise) >= _ABOUT_IT or confident:
-                    candidates.append((index, result))
-            elif confident and (not clear_only or self._gives_otherwise(question, index, result)):
+            if says_otherwise and ((index < n_cited and not clear_only) or confident):
                 candidates.append((index, result))
         if not candidates:
             return None
         return max(candidates, key=lambda pair: pair[1].probs["contradiction"])
+
+    @staticmethod
+    def _is_about(question: _Question, index: int, result: Entailment) -> bool:
+        """Whether the premise that contradicts a proposition writes at least half of
+        its content words: only a premise on the same subject can contradict it."""
+        reading = question.readings[index]
+        premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
+        return coverage(question.text, premise) >= _ABOUT_IT
 
     @staticmethod
     def _gives_otherwise(question: _Question, index: int, result: Entailment) -> bool:

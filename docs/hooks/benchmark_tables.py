@@ -374,12 +374,20 @@ def _agent_grounding(r: _Reader) -> str:
         f"proposition); verifier: {r.get('nli') or DASH}."
     )
     totals = _table(
-        ("supported claims answered", "unsupported claims refused", "ROC AUC of the score"),
+        (
+            "supported claims answered",
+            "unsupported claims refused",
+            "ROC AUC of the score",
+            "supported called contradicted",
+            "unsupported called contradicted",
+        ),
         [
             (
                 r.num("supported_answered", 3),
                 r.num("unsupported_refused", 3),
                 r.num("roc_auc", 3),
+                r.num("supported_called_contradicted", 3),
+                r.num("unsupported_called_contradicted", 3),
             )
         ],
     )

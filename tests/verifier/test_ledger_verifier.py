@@ -4,13 +4,13 @@ the deterministic checks, abstention records, and ``reworded_unsupported``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
 
 from assay import ControlPlane, Verifier
-from assay.verifier import LexicalNLI, proper_names
+from assay.verifier import Entailment, EntailmentCache, LexicalNLI, proper_names
 
 LETTER = (
     "4.2 The hourly rate for partners is capped at EUR 520 per hour.\n\n"
@@ -141,6 +141,71 @@ def test_a_claim_that_something_is_absent_while_the_ledger_shows_it(cp: ControlP
     [unsupported] = verified.unsupported
     assert unsupported.label in ("contradiction", "neutral")
     assert unsupported.proposition.startswith("The engagement letter sets no cap")
+
+
+class AlwaysContradicts:
+    """A model that answers "contradiction" (p=0.95) for every pair, on the line of
+    the document that starts with ``line``: what a small cross-encoder does with a
+    short premise that leaves most of the claim out."""
+
+    threshold = 0.5
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+
+    def check_many(
+        self, pairs: Iterable[tuple[str, str]], *, cache: EntailmentCache | None = None
+    ) -> list[Entailment]:
+        results: list[Entailment] = []
+        for document, _claim in pairs:
+            start = max(document.find(self.line), 0)
+            end = document.find("\n", start)
+            results.append(
+                Entailment(
+                    label="contradiction",
+                    score=0.05,
+                    probs={"entailment": 0.02, "neutral": 0.03, "contradiction": 0.95},
+                    evidence_span=(start, len(document) if end < 0 else end),
+                    model="always-contradicts",
+                )
+            )
+        return results
+
+
+FLIGHT = (
+    "flight: NX 482\n"
+    "route: Lisbon to Amsterdam\n"
+    "NX 482 to Amsterdam: delayed, inbound aircraft arrived late."
+)
+FLIGHT_CLAIM = "Flight NX 482 to Amsterdam is delayed because its inbound aircraft arrived late."
+
+
+@pytest.mark.parametrize(
+    ("line", "label"),
+    [
+        # A line that only names the flight is not about the delay: it is silent.
+        ("flight: NX 482", "neutral"),
+        # A sentence that writes most of the claim's words can contradict it.
+        ("NX 482 to Amsterdam", "contradiction"),
+    ],
+)
+def test_only_a_premise_about_the_proposition_is_named_as_contradicting_it(
+    db_url: str, line: str, label: str
+) -> None:
+    with ControlPlane.open(db_url, nli=AlwaysContradicts(line)) as plane:
+        run = plane.ledger.start_run()
+        entry = plane.ledger.append(run, kind="tool_output", source="tool:flight", content=FLIGHT)
+        verified = plane.verifier.verify(run, _handover(run, (FLIGHT_CLAIM, [entry.id])))
+    [unsupported] = verified.unsupported
+    assert unsupported.label == label, unsupported.missing_evidence
+    if label == "neutral":
+        assert "does not state it" in unsupported.missing_evidence
+        assert unsupported.contradicting_ledger_id is None
+    else:
+        assert f"{entry.id} contradicts it" in unsupported.missing_evidence
+        assert unsupported.contradicting_span is not None
+        start, end = unsupported.contradicting_span
+        assert FLIGHT[start:end].startswith(line)
 
 
 def test_conjectures_are_not_verified(cp: ControlPlane) -> None:
