@@ -19,6 +19,7 @@ from typing import Any, Literal, cast
 import yaml
 from pydantic import ValidationError
 
+from assay._strict_json import JsonTextError, loads_strict
 from assay.errors import UsageError
 from assay.evals._model import SUITE_SCHEMA_ID, CaseModel, Expectation, FileRef, SuiteModel
 from assay.fence import RunStatus
@@ -264,26 +265,18 @@ def _parse_yaml(text: str) -> Any:
         raise ValueError(f"not valid YAML: {where}{exc.problem}") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"not valid YAML: {exc}") from None
+    except RecursionError:  # the loader recurses once per level of nesting
+        raise ValueError("not valid YAML: nested too deeply to read") from None
 
 
 def _parse_json(text: str) -> Any:
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in items:
-            if key in out:
-                raise ValueError(f"the key {key!r} is given twice")
-            out[key] = value
-        return out
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
     try:
-        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+        return loads_strict(text)
+    except JsonTextError as exc:
+        if exc.problem == "syntax":
+            where = f"line {exc.line}, column {exc.column}: "
+            raise ValueError(f"not valid JSON: {where}{exc.message}") from None
+        raise ValueError(f"not valid JSON: {exc.message}") from None
 
 
 # --- cases: files and gold ------------------------------------------------------------

@@ -24,7 +24,6 @@ refuses what else is not JSON data (sets, bytes, dates, cycles).
 
 from __future__ import annotations
 
-import json
 import math
 import stat
 from collections.abc import Callable, Hashable, Mapping
@@ -36,6 +35,7 @@ from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.reader import ReaderError
 
+from assay._strict_json import JsonTextError, loads_strict
 from assay.errors import InvalidPolicy
 
 __all__ = ["MAX_POLICY_BYTES", "MAX_POLICY_DEPTH", "read_policy_file"]
@@ -133,51 +133,21 @@ def non_finite(value: float, shown: str | None = None) -> str | None:
 
 
 def _parse_json(text: str) -> tuple[object, Locate]:
-    """JSON through ``json.loads`` with hooks that refuse duplicate keys and
-    non-finite numbers; JSON errors carry their line, the others name the key."""
+    """JSON through the strict reader: duplicate keys and non-finite numbers refused;
+    a syntax error carries its line, the others name the key or number."""
     try:
-        data: object = json.loads(
-            text,
-            object_pairs_hook=_unique_keys,
-            parse_constant=_refuse_constant,
-            parse_float=_finite_float,
-            parse_int=_finite_int,
-        )
-    except json.JSONDecodeError as exc:
-        raise _Refused(f"does not parse: {exc.msg}", (exc.lineno, exc.colno)) from None
-    except RecursionError:
-        raise _Refused(f"nested deeper than {MAX_POLICY_DEPTH}") from None
-    except ValueError as exc:  # an integer of more digits than int() reads
-        raise _Refused(f"does not parse: {exc}") from None
+        data = loads_strict(text)
+    except JsonTextError as exc:
+        if exc.problem == "syntax":
+            where = (exc.line or 1, exc.column or 1)
+            raise _Refused(f"does not parse: {exc.message}", where) from None
+        if exc.problem == "too_deep":
+            raise _Refused(f"nested deeper than {MAX_POLICY_DEPTH}") from None
+        if exc.problem == "duplicate_key":
+            raise _Refused(f"duplicate key {exc.token!r}") from None
+        token = exc.token or ""
+        raise _Refused(non_finite(float(token), token) or token) from None
     return data, lambda _loc: None
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    data: dict[str, object] = {}
-    for key, value in pairs:
-        if key in data:
-            raise _Refused(f"duplicate key {key!r}")
-        data[key] = value
-    return data
-
-
-def _refuse_constant(token: str) -> object:
-    raise _Refused(non_finite(float(token), token) or token)
-
-
-def _finite_int(token: str) -> int:
-    """An integer, refused like an infinite float when no float can hold it."""
-    if len(token.lstrip("-")) > 308:
-        raise _Refused(non_finite(math.inf, token) or token)
-    return int(token)
-
-
-def _finite_float(token: str) -> float:
-    value = float(token)
-    problem = non_finite(value, token)
-    if problem is not None:
-        raise _Refused(problem)
-    return value
 
 
 # --- YAML ------------------------------------------------------------------------

@@ -186,6 +186,13 @@ def test_json_suites_refuse_duplicate_keys_and_nan(tmp_path: Path) -> None:
     assert "NaN is not JSON" in suite_problems(path)[0].message
 
 
+@pytest.mark.parametrize("name", ["deep.json", "deep.yaml"])
+def test_a_suite_nested_too_deeply_is_a_problem_not_a_crash(tmp_path: Path, name: str) -> None:
+    path = write_suite(tmp_path, "[" * 50_000 + "]" * 50_000, name)
+    [problem] = suite_problems(path)
+    assert "nested too deeply to read" in problem.message
+
+
 def test_a_missing_file_or_another_format(tmp_path: Path) -> None:
     assert "no such file" in suite_problems(tmp_path / "none.yaml")[0].message
     assert ".yaml" in suite_problems(tmp_path / "suite.toml")[0].message
