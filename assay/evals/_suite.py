@@ -19,7 +19,7 @@ from typing import Any, Literal, cast
 import yaml
 from pydantic import ValidationError
 
-from assay._strict_json import JsonTextError, loads_strict
+from assay._strict_json import read_strict_json
 from assay.errors import UsageError
 from assay.evals._model import SUITE_SCHEMA_ID, CaseModel, Expectation, FileRef, SuiteModel
 from assay.fence import RunStatus
@@ -270,13 +270,15 @@ def _parse_yaml(text: str) -> Any:
 
 
 def _parse_json(text: str) -> Any:
-    try:
-        return loads_strict(text)
-    except JsonTextError as exc:
-        if exc.problem == "syntax":
-            where = f"line {exc.line}, column {exc.column}: "
-            raise ValueError(f"not valid JSON: {where}{exc.message}") from None
-        raise ValueError(f"not valid JSON: {exc.message}") from None
+    data, problem = read_strict_json(text)
+    if problem is None:
+        return data
+    if problem.rule == "syntax":
+        where = f"line {problem.line}, column {problem.column}"
+        raise ValueError(f"not valid JSON: {where}: {problem.message}")
+    if problem.rule == "too_deep":
+        raise ValueError(f"not valid JSON: {problem.message}")
+    raise ValueError(problem.message)
 
 
 # --- cases: files and gold ------------------------------------------------------------

@@ -35,7 +35,7 @@ from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.reader import ReaderError
 
-from assay._strict_json import JsonTextError, loads_strict
+from assay._strict_json import read_strict_json
 from assay.errors import InvalidPolicy
 
 __all__ = ["MAX_POLICY_BYTES", "MAX_POLICY_DEPTH", "read_policy_file"]
@@ -135,19 +135,18 @@ def non_finite(value: float, shown: str | None = None) -> str | None:
 def _parse_json(text: str) -> tuple[object, Locate]:
     """JSON through the strict reader: duplicate keys and non-finite numbers refused;
     a syntax error carries its line, the others name the key or number."""
-    try:
-        data = loads_strict(text)
-    except JsonTextError as exc:
-        if exc.problem == "syntax":
-            where = (exc.line or 1, exc.column or 1)
-            raise _Refused(f"does not parse: {exc.message}", where) from None
-        if exc.problem == "too_deep":
-            raise _Refused(f"nested deeper than {MAX_POLICY_DEPTH}") from None
-        if exc.problem == "duplicate_key":
-            raise _Refused(f"duplicate key {exc.token!r}") from None
-        token = exc.token or ""
-        raise _Refused(non_finite(float(token), token) or token) from None
-    return data, lambda _loc: None
+    data, problem = read_strict_json(text)
+    if problem is None:
+        return data, lambda _loc: None
+    if problem.rule == "syntax":
+        where = (problem.line or 1, problem.column or 1)
+        raise _Refused(f"does not parse: {problem.message}", where)
+    if problem.rule == "too_deep":
+        raise _Refused(f"nested deeper than {MAX_POLICY_DEPTH}")
+    if problem.rule == "duplicate_key":
+        raise _Refused(f"duplicate key {problem.token!r}")
+    token = problem.token or ""
+    raise _Refused(non_finite(float(token), token) or token)
 
 
 # --- YAML ------------------------------------------------------------------------
