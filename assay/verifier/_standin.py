@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from assay.verifier._cache import EntailmentCache
+from assay.verifier._polarity import NEGATION_STEMS, opposite_polarity
 from assay.verifier._records import Entailment
 from assay.verifier._text import STOP_WORDS, split_sentences, word_stems
-
-_NEGATION = frozenset(["no", "not", "never", "none", "without", "neither", "nor"])
 
 
 class LexicalNLI:
@@ -39,7 +38,7 @@ class LexicalNLI:
     def _check(self, document: str, claim: str) -> Entailment:
         self.forward_passes += 1
         span, best = best_sentence(document, claim)
-        if best >= 0.5 and _negated(claim) != _negated(document[span[0] : span[1]]):
+        if best >= 0.5 and opposite_polarity(claim, document[span[0] : span[1]]):
             label, score = "contradiction", 0.02
         elif best >= self.threshold:
             label, score = "entailment", best
@@ -57,11 +56,7 @@ class LexicalNLI:
 
 
 def _content(text: str) -> list[str]:
-    return [w for w in word_stems(text) if w not in STOP_WORDS and w not in _NEGATION]
-
-
-def _negated(text: str) -> bool:
-    return any(w in _NEGATION for w in word_stems(text))
+    return [w for w in word_stems(text) if w not in STOP_WORDS and w not in NEGATION_STEMS]
 
 
 def best_sentence(document: str, claim: str) -> tuple[tuple[int, int], float]:
@@ -89,6 +84,6 @@ def polarity_conflict(
     sentence ("partners are not capped at EUR 380") is called a contradiction.
     """
     span, coverage = best_sentence(document, claim)
-    if coverage >= min_coverage and _negated(claim) != _negated(document[span[0] : span[1]]):
+    if coverage >= min_coverage and opposite_polarity(claim, document[span[0] : span[1]]):
         return span
     return None

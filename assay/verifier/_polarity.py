@@ -1,0 +1,72 @@
+"""Whether two statements about the same thing differ in polarity ("sets no cap"
+against "is capped"): the word-level reading behind the verifier's deterministic
+``says the opposite`` and the lexical stand-in's contradictions.
+
+A negation word does not always negate what its sentence says, and contracts,
+policies and terms are written in exactly those forms:
+
+- a bound: "no more than 6 credits", "no later than 21 days", "shall not exceed
+  EUR 250,000" state a limit, the same as "at most", "within" or "capped at". A bound
+  is read as a negation only when the other statement uses its word ("may exceed",
+  "more than 6"), where the two are about that very comparison;
+- "not only ... but also" adds, it does not deny;
+- a double negative within one clause ("may not assign without consent") is a
+  requirement: it agrees with "needs consent to assign" and contradicts "may
+  assign without consent".
+
+Contractions ("wasn't", "can't") and "cannot", "nothing", "nobody", "nowhere"
+negate as "not" and "no" do.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assay.verifier._text import word_stems
+
+__all__ = ["NEGATION_STEMS", "negated", "opposite_polarity"]
+
+#: Word stems (``word_stems``) that negate the statement they stand in.
+NEGATION_STEMS = frozenset(
+    ["no", "not", "never", "none", "without", "neither", "nor", "noth", "nobodi", "nowher"]
+)
+
+_CONTRACTED = re.compile(r"\b(?:can(?:not|['\u2019]t)|(\w+)n['\u2019]t)\b", re.IGNORECASE)
+_BOUND = re.compile(
+    r"\b(?:no|not)\s+(?P<comparative>more|less|fewer|later|earlier|sooner|greater|higher"
+    r"|lower|longer|shorter)\s+than\b"
+    r"|\bnot\s+(?:to\s+)?(?P<verb>exceed(?:s|ing|ed)?)\b",
+    re.IGNORECASE,
+)
+_NOT_ONLY = re.compile(r"\bnot\s+only\b", re.IGNORECASE)
+_DOUBLE_NEGATIVE = re.compile(r"\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithout\b", re.IGNORECASE)
+
+
+def negated(text: str, *, other: str = "") -> bool:
+    """Whether ``text`` is negated, read beside ``other`` (the statement it is
+    compared with, whose words decide whether a bound in ``text`` counts)."""
+    plain = _CONTRACTED.sub(_expand, text)
+    compared = set(word_stems(_CONTRACTED.sub(_expand, other)))
+
+    def bound(match: re.Match[str]) -> str:
+        head = match.group("comparative") or match.group("verb")
+        return match.group(0) if set(word_stems(head)) & compared else " "
+
+    plain = _BOUND.sub(bound, plain)
+    plain = _NOT_ONLY.sub(" ", plain)
+    plain = _DOUBLE_NEGATIVE.sub(lambda m: f" {m.group('between')} ", plain)
+    return any(w in NEGATION_STEMS for w in word_stems(plain))
+
+
+def opposite_polarity(first: str, second: str) -> bool:
+    """Whether exactly one of two statements is negated."""
+    return negated(first, other=second) != negated(second, other=first)
+
+
+def _expand(match: re.Match[str]) -> str:
+    stem = match.group(1)
+    if stem is None:
+        return "can not"
+    # "won't" and "shan't" contract "will" and "shall".
+    verb = {"wo": "will", "sha": "shall"}.get(stem.lower(), stem)
+    return f"{verb} not"

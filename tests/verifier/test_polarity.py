@@ -1,0 +1,109 @@
+"""Polarity: which negations make two statements about the same thing opposite, and
+which only bound, add or require (contract and policy wording), in both directions.
+
+``polarity_conflict`` is what the ledger verifier uses to call a cited sentence the
+opposite of a proposition without the model; a wrong answer there is a false
+contradiction (honest work refused) or a missed one (a false claim let through).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.verifier import LexicalNLI
+from assay.verifier._polarity import negated, opposite_polarity
+from assay.verifier._standin import polarity_conflict
+
+OPPOSITE = [
+    # Plain negation, in either statement.
+    (
+        "The engagement letter sets no cap on the hourly rate of senior associates.",
+        "The engagement letter caps the hourly rate of senior associates.",
+    ),
+    ("The order is no longer available.", "The order is available."),
+    # Contractions and "cannot" negate as "not" does.
+    (
+        "The March invoice wasn't paid by the customer.",
+        "The March invoice was paid by the customer.",
+    ),
+    (
+        "The replica can't reach the primary database.",
+        "The replica can reach the primary database.",
+    ),
+    ("The tenant cannot sublet the flat.", "The tenant can sublet the flat."),
+    ("Nothing was shipped from the Leeds depot.", "Something was shipped from the Leeds depot."),
+    # A bound is a negation where the other statement is about that comparison.
+    (
+        "The Supplier's total liability under this Agreement shall not exceed EUR 250,000.",
+        "The Supplier's total liability under this Agreement may exceed EUR 250,000.",
+    ),
+    (
+        "Delivery is due no later than 21 days after the order date.",
+        "Delivery is due later than 21 days after the order date.",
+    ),
+    # A double negative is a requirement: it contradicts doing without.
+    (
+        "The Customer may not assign this Agreement without the Supplier's written consent.",
+        "The Customer may assign this Agreement without the Supplier's written consent.",
+    ),
+    # A negation beside a bound still negates.
+    (
+        "The deployment was not rolled back, and no more than 2 pods restarted.",
+        "The deployment was rolled back, and at most 2 pods restarted.",
+    ),
+]
+
+SAME = [
+    # Bounds state limits, as "within", "at most" and "capped at" do.
+    (
+        "Payment is due no later than 30 days after the invoice date.",
+        "Payment is due within 30 days of the invoice date.",
+    ),
+    (
+        "Fees for the engagement are not to exceed EUR 5,000 per month.",
+        "Fees for the engagement are capped at EUR 5,000 per month.",
+    ),
+    (
+        "Each claimant may file no more than two appeals in a calendar year.",
+        "Each claimant may file at most two appeals in a calendar year.",
+    ),
+    # "not only" adds.
+    (
+        "The policy covers not only fire but also flood damage.",
+        "The policy covers fire and flood damage.",
+    ),
+    # A double negative agrees with the requirement it states.
+    (
+        "The Customer may not assign this Agreement without the Supplier's written consent.",
+        "The Customer needs the Supplier's written consent to assign this Agreement.",
+    ),
+    # Both negated.
+    ("The build did not pass on main.", "The build didn't pass on main."),
+]
+
+
+@pytest.mark.parametrize(("document", "claim"), OPPOSITE)
+def test_opposite_statements_are_found_both_ways(document: str, claim: str) -> None:
+    assert polarity_conflict(document, claim) is not None
+    assert polarity_conflict(claim, document) is not None
+
+
+@pytest.mark.parametrize(("document", "claim"), SAME)
+def test_bounds_additions_and_requirements_are_not_the_opposite(document: str, claim: str) -> None:
+    assert polarity_conflict(document, claim) is None
+    assert polarity_conflict(claim, document) is None
+
+
+def test_a_bound_counts_only_beside_its_own_comparison() -> None:
+    bound = "Liability shall not exceed EUR 250,000."
+    assert not negated(bound, other="Liability is capped at EUR 250,000.")
+    assert negated(bound, other="Liability may exceed EUR 250,000.")
+    assert opposite_polarity(bound, "Liability may exceed EUR 250,000.")
+
+
+def test_the_stand_in_reads_polarity_the_same_way() -> None:
+    nli = LexicalNLI()
+    document, claim = SAME[0]
+    assert nli.check(document, claim).label != "contradiction"
+    document, claim = OPPOSITE[6]
+    assert nli.check(document, claim).label == "contradiction"
