@@ -99,7 +99,9 @@ CUES: dict[Cue, re.Pattern[str]] = {
     ),
     "elapsed": re.compile(
         r"\b(?:after|before|later|earlier|late|early|since|between|from|until|till|took|"
-        r"lasted|elapsed|ahead|behind|instead|block|in\s+service|ago|within|duration)\b",
+        r"taking|lasted|elapsed|ahead|behind|instead|block|in\s+service|ago|within|duration|"
+        r"spent|run\s?time|wall\s+time|(?:ran|run|runs|running)\s+for|"
+        r"(?:completed|finished|done)\s+in)\b",
         re.I,
     ),
 }

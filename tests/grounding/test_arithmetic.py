@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+import pytest
+
 from assay.grounding._arithmetic import MAX_OPERANDS, Computation, Miscalculation
 from assay.grounding._check import ValueCheck, check_values
 
@@ -105,6 +107,30 @@ def test_minutes_between_two_times_the_claim_names() -> None:
     evidence = "DEP 13:05Z\nARR 14:50Z"
     check = _check("The hop took 1 hour 45 minutes, 13:05Z to 14:50Z.", evidence)
     assert check["1 hour 45 minutes"].status == "computed"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The deploy of checkout-api 5.3.0 ran for 12.5 minutes.",
+        "The deploy finished in 12 minutes 30 seconds.",
+        "The rollout spent 750 seconds in production.",
+    ],
+)
+def test_a_run_time_between_two_timestamps(claim: str) -> None:
+    evidence = json.dumps(
+        {"started_at": "2025-04-02T14:05:00Z", "finished_at": "2025-04-02T14:17:30Z"}
+    )
+    [check] = _check(claim, evidence).values()
+    assert check.status == "computed"
+    assert check.computation is not None and check.computation.operation == "elapsed"
+
+
+def test_a_run_time_that_is_not_the_difference_is_not_accepted() -> None:
+    evidence = json.dumps(
+        {"started_at": "2025-04-02T14:05:00Z", "finished_at": "2025-04-02T14:17:30Z"}
+    )
+    assert not _check("The deploy ran for 14 minutes.", evidence)["14 minutes"].ok
 
 
 def test_unrelated_numbers_do_not_add_up_to_a_claim_by_chance() -> None:
