@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -42,10 +44,12 @@ from assay.evals import (
     GATED_METRICS,
     CaseDone,
     CaseRun,
+    EvalCase,
     EvalReport,
     EvalRunRecord,
     GateResult,
     GraphFactory,
+    Suite,
     check_gate,
     eval_history,
     evaluate,
@@ -114,6 +118,17 @@ def eval_command(
         Path | None,
         typer.Option("--report", help="Write DIR/eval-report.html: metrics, trend, audits."),
     ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--case",
+            metavar="ID",
+            help=(
+                "Run only this case (repeat for more): a check of those cases against "
+                "their expectations, neither gated nor recorded."
+            ),
+        ),
+    ] = None,
     ray: Annotated[
         str | None,
         typer.Option(
@@ -130,6 +145,13 @@ def eval_command(
     """Run every case of SUITE on the fenced graph, gate the deploy on the result and
     record the run in the database (exit 1 when the gate fails)."""
     loaded = load_suite(suite)
+    if only:
+        if baseline is not None or update_baseline or report_dir is not None:
+            raise UsageError(
+                "--case runs part of the suite, which is neither gated nor recorded: "
+                "drop --baseline, --update-baseline and --report"
+            )
+        loaded = replace(loaded, cases=_selected(loaded, only))
     if update_baseline and baseline is None:
         raise UsageError("--update-baseline needs --baseline FILE: where to record it")
     if update_baseline and baseline is not None and not baseline.parent.is_dir():
@@ -150,6 +172,9 @@ def eval_command(
             on_case=on_case,
             ray=False if ray is None else (True if ray.strip() in ("", "auto") else ray),
         )
+    if only:
+        _check_cases(report, as_json=as_json)
+        return
     result = check_gate(report, recorded)
     with open_plane(db) as cp:
         kept = record_eval(cp, report, result, baseline=baseline if recorded is not None else None)
@@ -168,6 +193,35 @@ def eval_command(
         write_baseline(report, baseline)
         err_console().print(f"baseline written to {shown(str(baseline))} (suite {report.suite_id})")
     if not result.passed:
+        raise typer.Exit(1)
+
+
+def _selected(suite: Suite, ids: list[str]) -> tuple[EvalCase, ...]:
+    """The cases ``--case`` names, in the suite's order; a name it lacks is refused
+    with the ids closest to it."""
+    known = [case.id for case in suite.cases]
+    for case_id in ids:
+        if case_id not in known:
+            close = get_close_matches(case_id, known, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise UsageError(f"suite {suite.name!r} has no case {case_id!r}{hint}")
+    return tuple(case for case in suite.cases if case.id in ids)
+
+
+def _check_cases(report: EvalReport, *, as_json: bool) -> None:
+    """Report the cases ``--case`` ran against their expectations; exit 1 when one
+    falls short."""
+    shortfalls = {case.case_id: case.shortfalls() for case in report.cases}
+    if as_json:
+        emit_json({"report": jsonable(report), "shortfalls": shortfalls})
+    else:
+        _cases(report)
+        for case_id, found in shortfalls.items():
+            if not found:
+                console().print(f"case {shown(case_id)} meets its expectations")
+            for line in found:
+                err_console().print(f"case {shown(case_id)}: {shown(line, 300)}", soft_wrap=True)
+    if any(shortfalls.values()):
         raise typer.Exit(1)
 
 

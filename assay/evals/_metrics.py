@@ -87,6 +87,25 @@ class CaseMetrics:
     def coverage(self) -> float | None:
         return _ratio(self.facts_established, self.facts)
 
+    def shortfalls(self) -> list[str]:
+        """What the case falls short of its expectations by, one line each; empty
+        when it meets them all (what ``assay eval --case`` reports)."""
+        found: list[str] = []
+        if self.error is not None:
+            found.append(f"could not run: {self.error}")
+        elif not self.status_ok:
+            found.append(f"status {self.status}, expected {self.expected_status}")
+        found += [f"unfaithful claim: {text}" for text in self.unfaithful_claims]
+        found += [f"forbidden claim: {text}" for text in self.forbidden_claims]
+        found += [f"missing fact: {fact}" for fact in self.missing_facts]
+        found += [f"action: {problem}" for problem in self.action_problems]
+        found += [f"side effect: {violation}" for violation in self.hygiene_violations]
+        if not self.grants_ok:
+            found.append(
+                f"grants: {self.grants_requested} requested, {self.grants_expected} expected"
+            )
+        return found
+
     def outcome(self) -> dict[str, Any]:
         """What a baseline keeps of the case: everything but the timings."""
         data = asdict(self)

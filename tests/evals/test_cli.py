@@ -89,3 +89,47 @@ def test_update_baseline_needs_a_file(sqlite_url: str, suite_file: Path) -> None
     )
     assert code == 2 and "its folder does not exist" in out and "Traceback" not in out
     assert not missing.parent.exists()
+
+
+def test_one_case_is_checked_against_its_expectations_and_not_recorded(
+    sqlite_url: str, suite_file: Path
+) -> None:
+    args = [str(suite_file), "--db", sqlite_url, "--case", "stock"]
+    code, out = _eval(*args, "--graph", "tests.evals._desk:graph")
+    assert code == 0, out
+    assert "case stock meets its expectations" in out
+    assert "order" not in out.split("cases")[-1]  # only the case named ran
+    code, out = _eval(*args, "--graph", "tests.evals._desk:graph_drops_claim")
+    assert code == 1, out
+    assert "case stock: missing fact: delivery" in out
+    # Neither check was recorded: the history holds no evaluation.
+    code, out = _eval("history", "--db", sqlite_url)
+    assert code == 0 and "stock-desk" not in out, out
+
+
+def test_an_unknown_case_is_refused_with_the_closest_ids(sqlite_url: str, suite_file: Path) -> None:
+    code, out = _eval(
+        str(suite_file), "--db", sqlite_url, "--graph", "tests.evals._desk:graph", "--case", "stok"
+    )
+    assert code == 2 and "has no case 'stok'; did you mean stock?" in out, out
+    assert "Traceback" not in out
+
+
+def test_a_case_check_is_not_gated_or_recorded_as_a_baseline(
+    sqlite_url: str, suite_file: Path
+) -> None:
+    baseline = suite_file.parent / "b.json"
+    code, out = _eval(
+        str(suite_file),
+        "--db",
+        sqlite_url,
+        "--graph",
+        "tests.evals._desk:graph",
+        "--case",
+        "stock",
+        "--baseline",
+        str(baseline),
+        "--update-baseline",
+    )
+    assert code == 2 and "--case runs part of the suite" in out, out
+    assert not baseline.exists()
