@@ -94,6 +94,28 @@ _NOT_NOUNS_WORDS = """
     whereas thus hence yet
 """
 _NOT_NOUNS = frozenset(_NOT_NOUNS_WORDS.split())
+#: Scale words after an amount of money (``€1.2m``, ``USD 2 billion``, ``£3.5k``).
+_SCALE = re.compile(
+    r"[\x20\u00a0]?(k|thousand|m|mn|mln|million|bn|b|billion|tn|trillion)\b", re.IGNORECASE
+)
+_SCALES = {
+    "k": Decimal(10) ** 3,
+    "thousand": Decimal(10) ** 3,
+    "m": Decimal(10) ** 6,
+    "mn": Decimal(10) ** 6,
+    "mln": Decimal(10) ** 6,
+    "million": Decimal(10) ** 6,
+    "b": Decimal(10) ** 9,
+    "bn": Decimal(10) ** 9,
+    "billion": Decimal(10) ** 9,
+    "tn": Decimal(10) ** 12,
+    "trillion": Decimal(10) ** 12,
+}
+#: One mark and three digits (``3,500``, ``3.500``): in a text whose decimal mark is
+#: not known, either a thousands group or three decimals.
+_ONE_GROUP = re.compile(r"\d{1,3}[.,]\d{3}")
+#: Currencies whose minor unit is a thousandth (ISO 4217): three decimals are usual.
+_THOUSANDTHS = frozenset({"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"})
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -159,9 +181,14 @@ def _read(text: str, number: Number) -> Quantity:
     unit: str | None = None
     word: str | None = None
     noun: str | None = None
+    decimals = number.decimals
     code = _currency_before(text, start)
     if code is not None:
         unit, kind, start = code[0], "money", code[1]
+    scaled = _scaled(text, end, money=code is not None)
+    if scaled is not None:
+        factor, end = scaled
+        values, decimals = frozenset(v * factor for v in values), 0
     per_cent = _PER_CENT.match(text, end)
     after = _UNIT_WORD.match(text, end)
     if per_cent is not None and unit is None:
@@ -182,13 +209,15 @@ def _read(text: str, number: Number) -> Quantity:
     unit, end = _with_rate(text, unit, end)
     if unit is not None and unit.startswith("/") and kind == "number":
         kind = "measure"
+    if kind == "money" and scaled is None and _grouped_amount(number, unit):
+        values, decimals = frozenset({max(values)}), 0
     hedge = _HEDGE.search(text, max(0, start - 20), start)
     return Quantity(
         start=start,
         end=end,
         text=text[start:end],
         values=values,
-        decimals=number.decimals,
+        decimals=decimals,
         kind=kind,
         unit=unit,
         word=word,
@@ -196,6 +225,33 @@ def _read(text: str, number: Number) -> Quantity:
         approximation=_hedge_of(hedge),
         spelled=number.word,
         hedge_start=hedge.start(1) if hedge is not None else None,
+    )
+
+
+def _scaled(text: str, end: int, *, money: bool) -> tuple[Decimal, int] | None:
+    """The factor and end of a scale word after an amount (``€1.2m``, ``4.2 billion
+    USD``): only where a currency stands before the number or right after the word,
+    so that ``5m`` of cable stays five metres."""
+    scale = _SCALE.match(text, end)
+    if scale is None:
+        return None
+    if not money:
+        after = _UNIT_WORD.match(text, scale.end())
+        named = unit_of(after.group(1)) if after is not None else None
+        if named is None or not is_currency(named):
+            return None
+    return _SCALES[scale.group(1).lower()], scale.end()
+
+
+def _grouped_amount(number: Number, unit: str | None) -> bool:
+    """``£3,500`` is three thousand five hundred pounds in any convention: money is
+    written with two decimals or none, so one mark before three digits groups
+    thousands (except in a currency whose minor unit is a thousandth)."""
+    code = currency_of(unit) if unit is not None else None
+    return (
+        len(number.values) > 1
+        and _ONE_GROUP.fullmatch(number.text) is not None
+        and code not in _THOUSANDTHS
     )
 
 

@@ -140,3 +140,44 @@ def test_a_count_is_supported_by_the_same_number_not_by_an_amount() -> None:
     assert supports(_one("64 boxes"), claim)
     assert not supports(_one("EUR 64"), claim)
     assert not supports(_one("46"), claim)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("EUR 1.2 million", Decimal(1_200_000)),
+        ("€1.2m", Decimal(1_200_000)),
+        ("$4.2bn", Decimal(4_200_000_000)),
+        ("£3.5k", Decimal(3_500)),
+        ("4.2 billion USD", Decimal(4_200_000_000)),
+        ("USD 2 mln", Decimal(2_000_000)),
+    ],
+)
+def test_a_scale_word_multiplies_an_amount_of_money(text: str, value: Decimal) -> None:
+    quantity = _one(text)
+    assert quantity.kind == "money" and quantity.values == frozenset({value})
+    assert quantity.text == text
+
+
+def test_a_scale_word_needs_a_currency() -> None:
+    """``5m`` of cable is five of something written ``m``, not five million."""
+    assert Decimal(5) in _one("5m").values
+    assert Decimal(5_000_000) not in _one("5m").values
+
+
+@pytest.mark.parametrize("amount", ["£3,500", "EUR 3.500", "3,500 EUR", "$3,500"])
+def test_one_mark_before_three_digits_groups_thousands_in_an_amount(amount: str) -> None:
+    """In a text that does not say which mark is decimal, a bare ``3,500`` may be
+    three and a half; an amount of money never carries three decimals, so it is
+    three thousand five hundred, and a claim of £3.50 is not supported by it."""
+    assert _one(amount).values == frozenset({Decimal(3500)})
+    cents = amount.replace("3,500", "3.50").replace("3.500", "3.50")
+    assert not supports(_one(amount), _one(cents))
+
+
+def test_an_amount_in_a_currency_of_thousandths_keeps_its_three_decimals() -> None:
+    assert Decimal("1.25") in _one("BHD 1.250").values
+
+
+def test_a_number_that_is_not_money_keeps_both_readings() -> None:
+    assert _one("1,125").values == frozenset({Decimal("1.125"), Decimal(1125)})
