@@ -185,6 +185,8 @@ def _read(text: str, number: Number) -> Quantity:
     code = _currency_before(text, start)
     if code is not None:
         unit, kind, start = code[0], "money", code[1]
+        if _negative(text, start) and all(v >= 0 for v in values):  # "-€20"
+            start, values = start - 1, frozenset(-v for v in values)
     scaled = _scaled(text, end, money=code is not None)
     if scaled is not None:
         factor, end = scaled

@@ -181,3 +181,16 @@ def test_an_amount_in_a_currency_of_thousandths_keeps_its_three_decimals() -> No
 
 def test_a_number_that_is_not_money_keeps_both_readings() -> None:
     assert _one("1,125").values == frozenset({Decimal("1.125"), Decimal(1125)})
+
+
+@pytest.mark.parametrize("text", ["-€20", "-EUR 20", "€-20", "EUR -20.00", "-20 EUR"])
+def test_a_minus_before_the_currency_or_the_number_makes_the_amount_negative(text: str) -> None:
+    assert _one(text).values == frozenset({Decimal(-20)})
+    assert not supports(_one("EUR 20.00"), _one(text))
+
+
+def test_a_dash_between_two_amounts_is_no_minus() -> None:
+    assert [q.values for q in find_quantities("€10 - €20")] == [
+        frozenset({Decimal(10)}),
+        frozenset({Decimal(20)}),
+    ]
