@@ -11,6 +11,9 @@ occurs in evidence. :func:`extract_identifiers` finds the tokens worth that test
   ``git log --oneline`` line). A token after ``#`` is never a short hash, so
   colours (``#ff00aa80``) stay out; so do versions (``1.2.3``) and error codes
   (``0x80070005``, ``E0308``), whose hex runs are short or glued to letters.
+* ``email`` (compared without case) and ``ip`` (an IPv4 address: four numbers,
+  each at most 255), which an agent that confuses one recipient or host for another
+  writes as fluently as the right one.
 * ``uuid``, ``url`` (http/https), ``path`` (``/etc/hosts``, ``./run.sh``,
   ``~/x``, ``src/app/main.py``: a slash and either a leading anchor or an
   extension, so ``and/or`` and ``km/h`` stay out).
@@ -213,6 +216,8 @@ def found_in(ident: Identifier, matching: str, derived: Evidence) -> bool:
         return True
     if ident.kind == "hash":
         return _hash_in(value.lower(), derived)
+    if ident.kind == "email":  # e-mail addresses are compared without case
+        return _verbatim(value.lower(), matching.lower())
     if ident.kind == "ticket" and value.startswith("#"):
         return _numbered_field(value[1:], matching)
     if ident.kind in ("amount", "quantity", "date"):

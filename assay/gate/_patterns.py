@@ -41,6 +41,16 @@ _URL = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
 _UUID = re.compile(
     _B + r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}" + _E
 )
+# An e-mail address: a local part from its first character (the look-behind), then
+# dot-separated domain labels, the last of letters; each label's run is possessive
+# and bounded, so a match is tried once per "@".
+_EMAIL = re.compile(
+    r"(?<![\w.%+-])[A-Za-z0-9][\w.%+-]{0,63}+@"
+    r"[A-Za-z0-9][A-Za-z0-9-]{0,62}+(?:\.[A-Za-z0-9-]{1,63}+)*\.[A-Za-z]{2,24}+"
+    r"(?![\w-]|\.[A-Za-z0-9])"
+)
+# An IPv4 address: four dotted numbers of at most three digits (each checked <= 255).
+_IPV4 = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d]|\.\d)")
 _PATH_SEG = r"[\w@+-][\w.@+-]*"
 _PATH = re.compile(
     r"(?<![\w/.~:-])(?:"
@@ -104,6 +114,8 @@ def _candidates(text: str) -> list[tuple[IdentifierKind, list[tuple[int, int]]]]
     return [
         ("url", [_strip_trailing(text, m.start(), m.end()) for m in _URL.finditer(text)]),
         ("uuid", [m.span() for m in _UUID.finditer(text)]),
+        ("email", [m.span() for m in _EMAIL.finditer(text)]),
+        ("ip", [m.span() for m in _IPV4.finditer(text) if _octets(m.group())]),
         ("date", dates),
         ("hash", [m.span() for m in HEX.finditer(text) if _is_hash(text, m)]),
         ("path", [_strip_trailing(text, m.start(), m.end()) for m in _PATH.finditer(text)]),
@@ -132,6 +144,11 @@ def _values(text: str) -> tuple[_Spans, _Spans, _Spans]:
         elif value.quantity is not None and value.quantity.kind != "number":
             quantities.append(span)
     return dates, amounts, quantities
+
+
+def _octets(token: str) -> bool:
+    """Each of the four numbers is an octet (0-255): ``1.234.567.890`` is a number."""
+    return all(int(part) <= 255 for part in token.split("."))
 
 
 def _strip_trailing(text: str, start: int, end: int) -> tuple[int, int]:

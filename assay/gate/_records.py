@@ -9,7 +9,9 @@ from typing import Literal
 from assay.contract import Handover
 from assay.ledger import LedgerEntry
 
-IdentifierKind = Literal["hash", "uuid", "url", "path", "ticket", "amount", "date", "quantity"]
+IdentifierKind = Literal[
+    "hash", "uuid", "url", "email", "ip", "path", "ticket", "amount", "date", "quantity"
+]
 
 #: The codes the built-in checks emit. Extra checks may add their own.
 GATE_ERROR_CODES: frozenset[str] = frozenset(

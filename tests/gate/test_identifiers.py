@@ -54,6 +54,11 @@ TRUE_POSITIVES = [
     ("billed EUR 610/h", "amount", "EUR 610/h"),
     ("about 9.8 tonnes of fuel", "quantity", "about 9.8 tonnes"),
     ("closes at 2 p.m. today", "date", "2 p.m."),
+    # An e-mail domain is not a hash: the whole address is one identifier.
+    ("mail bob@abc1234.com", "email", "bob@abc1234.com"),
+    ("cc Ana.Ruiz@mail.eu-west.example.co.uk.", "email", "Ana.Ruiz@mail.eu-west.example.co.uk"),
+    ("host 10.0.3.17 is down", "ip", "10.0.3.17"),
+    ("gateway 192.168.1.1.", "ip", "192.168.1.1"),
 ]
 
 FALSE_POSITIVES = [
@@ -65,7 +70,9 @@ FALSE_POSITIVES = [
     "the facade decade is acceded",
     "UTF-8, SHA-256 and ISO-8601 are standards",
     "read and/or write at 24/7 speeds of km/h",
-    "mail bob@abc1234.com",
+    "version 10.0.3.256 is not an address",
+    "1.234.567.890 is a number",
+    "the handle @ana.ruiz and the pair a@b",
     "word deadbeef alone",
     "1/2 of the way, a 3 of them",
     "the 0c1d2e3 string without context",
@@ -100,7 +107,7 @@ def test_identifier_is_frozen() -> None:
 
 EVIDENCE = (
     f"commit {SHA}\nInvoice INV-4421, total EUR 1.200,50, due 1 March 2024, "
-    "p99 250ms, ticket #1234, disk 1,200 GB"
+    "p99 250ms, ticket #1234, disk 1,200 GB, sent to ana.ruiz@example.com from 10.0.3.17"
 )
 
 MATCHES = [
@@ -122,6 +129,13 @@ MATCHES = [
     ("250 s", False),
     ("1,200 GB", True),  # verbatim
     ("1200 GB", False),  # 1,200 alone is ambiguous: only its own spelling matches
+    ("ana.ruiz@example.com", True),
+    ("Ana.Ruiz@Example.COM", True),  # an address is compared without case
+    ("bob.ruiz@example.com", False),
+    ("ana.ruiz@example.co", False),
+    ("10.0.3.17", True),
+    ("10.0.3.1", False),  # glued to a longer address
+    ("10.0.3.18", False),
 ]
 
 
