@@ -116,6 +116,13 @@ _SCALES = {
 _ONE_GROUP = re.compile(r"\d{1,3}[.,]\d{3}")
 #: Currencies whose minor unit is a thousandth (ISO 4217): three decimals are usual.
 _THOUSANDTHS = frozenset({"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"})
+#: Prefixes of ``$`` that name the dollar (``CA$``, ``US$``) and codes before it
+#: (``USD $1,200``).
+_DOLLAR_PREFIXES = {"US": "USD", "CA": "CAD", "AU": "AUD", "NZ": "NZD", "HK": "HKD", "SG": "SGD"}
+_DOLLAR_CODE_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:(US|CA|AU|NZ|HK|SG)|(USD|CAD|AUD|NZD|HKD|SGD|MXN)\x20?)$"
+)
+_DOLLAR_CODE_AFTER = re.compile(r"[\x20\u00a0]?(?:\(([A-Z]{3})\)|([A-Z]{3}))(?![A-Za-z])")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -208,6 +215,7 @@ def _read(text: str, number: Number) -> Quantity:
             word, kind, end = spelling, "measure", stop
         elif unit is None and _noun(spelling, values):
             noun, kind, end = spelling.lower(), "count", stop
+    unit, end = _dollar_named_after(text, unit, end)
     unit, end = _with_rate(text, unit, end)
     if unit is not None and unit.startswith("/") and kind == "number":
         kind = "measure"
@@ -269,14 +277,31 @@ def _currency_before(text: str, start: int) -> tuple[str, int] | None:
     if at > 0 and text[at - 1] in "\x20\u00a0":
         at -= 1
     if at > 0 and text[at - 1] in CURRENCY_SIGNS:
-        if at > 2 and text[at - 3 : at] == "US$":
-            return "USD", at - 3
-        return CURRENCY_SIGNS[text[at - 1]], at - 1
+        sign = CURRENCY_SIGNS[text[at - 1]]
+        if sign == "dollar":  # CA$12, US$ 40, USD $1,200: the code says which dollar
+            named = _DOLLAR_CODE_BEFORE.search(text, max(0, at - 6), at - 1)
+            if named is not None and named.group(1) is not None:
+                return _DOLLAR_PREFIXES[named.group(1)], named.start(1)
+            if named is not None:
+                return named.group(2), named.start(2)
+        return sign, at - 1
     code = _CODE_BEFORE.search(text, max(0, start - 5), start)
     named = unit_of(code.group(1).replace("US$", "USD")) if code is not None else None
     if code is not None and named is not None and is_currency(named):
         return named, code.start(1)
     return None
+
+
+def _dollar_named_after(text: str, unit: str | None, end: int) -> tuple[str | None, int]:
+    """``$12 USD``, ``$12 (CAD)``: a dollar code right after a ``$`` amount says which
+    dollar it is."""
+    if unit != "dollar":
+        return unit, end
+    named = _DOLLAR_CODE_AFTER.match(text, end)
+    code = (named.group(1) or named.group(2)) if named is not None else None
+    if named is None or code is None or code == "dollar" or not dollar_like("dollar", code):
+        return unit, end
+    return code, named.end()
 
 
 def _glued_on(text: str, end: int) -> bool:

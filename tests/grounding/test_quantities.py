@@ -194,3 +194,29 @@ def test_a_dash_between_two_amounts_is_no_minus() -> None:
         frozenset({Decimal(10)}),
         frozenset({Decimal(20)}),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value"),
+    [
+        ("US$ 40", "USD", 40),
+        ("CA$12", "CAD", 12),
+        ("AU$ 15", "AUD", 15),
+        ("USD $1,200", "USD", 1200),
+        ("$12 USD", "USD", 12),
+        ("$12 (CAD)", "CAD", 12),
+        # What does not name a dollar leaves the sign as any dollar.
+        ("the CA $12", "dollar", 12),
+        ("$12 (EUR)", "dollar", 12),
+        ("$12 USDC", "dollar", 12),
+    ],
+)
+def test_a_code_beside_the_dollar_sign_says_which_dollar(text: str, unit: str, value: int) -> None:
+    quantity = find_quantities(text)[-1]
+    assert (quantity.unit, quantity.values) == (unit, frozenset({Decimal(value)}))
+
+
+def test_a_named_dollar_supports_its_code_and_no_other() -> None:
+    assert supports(_one("$12 (USD)"), _one("USD 12"))
+    assert supports(_one("CA$12"), _one("$12"))  # a claim's $ is any dollar
+    assert not supports(_one("CA$12"), _one("USD 12"))
