@@ -94,9 +94,11 @@ _NOT_NOUNS_WORDS = """
     whereas thus hence yet
 """
 _NOT_NOUNS = frozenset(_NOT_NOUNS_WORDS.split())
-#: Scale words after an amount of money (``€1.2m``, ``USD 2 billion``, ``£3.5k``).
+#: Scale words after an amount of money (``€1.2m``, ``USD 2 billion``, ``£3.5k``); a
+#: letter only glued to the number (``EUR 5 M&A fees`` is five euros).
 _SCALE = re.compile(
-    r"[\x20\u00a0]?(k|thousand|m|mn|mln|million|bn|b|billion|tn|trillion)\b", re.IGNORECASE
+    r"(?:(k|m|b)|[\x20\u00a0]?(thousand|mn|mln|million|bn|billion|tn|trillion))\b",
+    re.IGNORECASE,
 )
 _SCALES = {
     "k": Decimal(10) ** 3,
@@ -250,7 +252,7 @@ def _scaled(text: str, end: int, *, money: bool) -> tuple[Decimal, int] | None:
         named = unit_of(after.group(1)) if after is not None else None
         if named is None or not is_currency(named):
             return None
-    return _SCALES[scale.group(1).lower()], scale.end()
+    return _SCALES[(scale.group(1) or scale.group(2)).lower()], scale.end()
 
 
 def _grouped_amount(number: Number, unit: str | None) -> bool:
@@ -299,7 +301,7 @@ def _dollar_named_after(text: str, unit: str | None, end: int) -> tuple[str | No
         return unit, end
     named = _DOLLAR_CODE_AFTER.match(text, end)
     code = (named.group(1) or named.group(2)) if named is not None else None
-    if named is None or code is None or code == "dollar" or not dollar_like("dollar", code):
+    if named is None or code is None or not dollar_like("dollar", code):
         return unit, end
     return code, named.end()
 

@@ -165,6 +165,11 @@ def test_a_scale_word_needs_a_currency() -> None:
     assert Decimal(5_000_000) not in _one("5m").values
 
 
+def test_a_scale_letter_counts_only_glued_to_the_number() -> None:
+    assert find_quantities("fees of EUR 5 M&A")[0].values == frozenset({Decimal(5)})
+    assert _one("EUR 5M").values == frozenset({Decimal(5_000_000)})
+
+
 @pytest.mark.parametrize("amount", ["£3,500", "EUR 3.500", "3,500 EUR", "$3,500"])
 def test_one_mark_before_three_digits_groups_thousands_in_an_amount(amount: str) -> None:
     """In a text that does not say which mark is decimal, a bare ``3,500`` may be
