@@ -118,6 +118,14 @@ _SCALES = {
 _ONE_GROUP = re.compile(r"\d{1,3}[.,]\d{3}")
 #: Currencies whose minor unit is a thousandth (ISO 4217): three decimals are usual.
 _THOUSANDTHS = frozenset({"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"})
+#: A verb or adverb of decrease right before an amount: "fell 5%", "down by EUR 20",
+#: "declined 3.2 points" state a change whose value is negative ("fell to 5%" states
+#: a level, and is not matched).
+_FALL = re.compile(
+    r"\b(?:fell|fallen|falls?|dropped|drops?|declined|declines?|decreased|decreases?|down|"
+    r"lost|loses?|shrank|shrunk|shrinks?|slipped|slips?|slid|slides?)(?:\x20by)?\x20$",
+    re.IGNORECASE,
+)
 #: Prefixes of ``$`` that name the dollar (``CA$``, ``US$``) and codes before it
 #: (``USD $1,200``).
 _DOLLAR_PREFIXES = {"US": "USD", "CA": "CAD", "AU": "AUD", "NZ": "NZD", "HK": "HKD", "SG": "SGD"}
@@ -223,6 +231,8 @@ def _read(text: str, number: Number) -> Quantity:
         kind = "measure"
     if kind == "money" and scaled is None and _grouped_amount(number, unit):
         values, decimals = frozenset({max(values)}), 0
+    if kind in ("money", "percent", "measure") and _FALL.search(text, max(0, start - 20), start):
+        values = values | frozenset(-v for v in values)  # "fell 5%" is a change of -5%
     hedge = _HEDGE.search(text, max(0, start - 20), start)
     return Quantity(
         start=start,

@@ -225,3 +225,22 @@ def test_a_named_dollar_supports_its_code_and_no_other() -> None:
     assert supports(_one("$12 (USD)"), _one("USD 12"))
     assert supports(_one("CA$12"), _one("$12"))  # a claim's $ is any dollar
     assert not supports(_one("CA$12"), _one("USD 12"))
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "supported"),
+    [
+        ("fell 5%", "-5%", True),
+        ("fell by 5%", "-5%", True),
+        ("down EUR 20", "EUR -20.00", True),
+        ("fell 5%", "5%", True),  # a decline written as its size
+        ("rose 5%", "-5%", False),
+        ("up EUR 20", "EUR -20.00", False),
+        ("fell to 5%", "-5%", False),  # a level, not a change
+    ],
+)
+def test_a_word_of_decrease_reads_the_change_as_negative(
+    claim: str, evidence: str, supported: bool
+) -> None:
+    found = find_quantities(claim)[-1]
+    assert supports(_one(evidence), found) is supported
