@@ -9,7 +9,8 @@ candidate twice against two different defaults: what differs was not written.
 
 A numeric date whose day and month could be swapped (``03/01/2024`` is 1 March in
 the US and 3 January elsewhere) matches only the same spelling; ``31/10/2024`` is
-not ambiguous (there is no month 31) and matches the ISO date.
+not ambiguous (there is no month 31) and matches the ISO date. A date written with
+dots (``01.03.2025``) is day first, as everywhere dates are written that way.
 
 Two dates are the same when every field the claim gives equals the evidence's; a
 year the evidence leaves out (``closes at 14:00 on 24 December``) is taken from the
@@ -247,9 +248,17 @@ def _dateutil(raw: str, default: datetime) -> datetime | None:
     from dateutil import parser
 
     try:
-        return parser.parse(_DOTTED_CLOCK.sub(r"\1:\2", raw), default=default)
+        return parser.parse(
+            _DOTTED_CLOCK.sub(r"\1:\2", raw),
+            default=default,
+            dayfirst=_DOTTED_DATE.fullmatch(raw) is not None,
+        )
     except (ValueError, OverflowError):
         return None
+
+
+#: ``01.03.2025``: every convention that writes a date with dots puts the day first.
+_DOTTED_DATE = re.compile(r"\d{1,2}\.\d{1,2}\.\d{4}")
 
 
 _DOTTED_CLOCK = re.compile(r"^(\d{1,2})\.(\d{2})(?=\s?[AaPp])")
@@ -260,8 +269,9 @@ def _zone(offset: timedelta | None) -> int | None:
 
 
 def _ambiguous(raw: str) -> bool:
-    """A numeric date whose first two fields could each be the month."""
-    parts = re.split(r"[/.]", raw)
+    """A numeric date with slashes whose first two fields could each be the month
+    (a dotted date is day first)."""
+    parts = raw.split("/")
     if len(parts) != 3 or len(parts[0]) == 4 or not all(p.isdigit() for p in parts):
         return False
     a, b = int(parts[0]), int(parts[1])

@@ -39,6 +39,16 @@ def test_an_ambiguous_numeric_date_matches_only_itself() -> None:
     assert not same_date(_one("2 April 2025"), written, frozenset())
 
 
+@pytest.mark.parametrize("written", ["04.02.2025", "4.2.2025"])
+def test_a_dotted_date_is_day_first(written: str) -> None:
+    """Every convention that writes dates with dots puts the day first: 4 February."""
+    dotted = _one(f"Rechnungsdatum {written}")
+    assert not dotted.ambiguous
+    assert (dotted.year, dotted.month, dotted.day) == (2025, 2, 4)
+    assert same_date(_one("4 February 2025"), dotted, frozenset())
+    assert not same_date(_one("2 April 2025"), dotted, frozenset())
+
+
 def test_a_different_day_is_a_different_date() -> None:
     assert not same_date(_one("17 March 2025"), _one("2025-03-18"), frozenset())
     assert not same_date(_one("18 March 2024"), _one("2025-03-18"), frozenset())
