@@ -402,7 +402,7 @@ class LedgerVerifier:
 
         Only a premise about the proposition can refute it: one that writes at
         least half of its content words, or says one of its values otherwise, or the
-        opposite polarity (:meth:`_gives_otherwise`). A small cross-encoder also
+        opposite polarity (:func:`_gives_otherwise`). A small cross-encoder also
         answers "contradiction" for a premise that leaves most of the claim out
         (``flight: NX 482`` against a claim about that flight's delay), and for the
         supported and the edited twin of a claim alike; such an entry is silent, and
@@ -422,42 +422,17 @@ class LedgerVerifier:
         for index, result in scored:
             if result.label != "contradiction":
                 continue
-            if clear_only:
-                says_otherwise = self._gives_otherwise(question, index, result)
-            else:
-                says_otherwise = self._is_about(question, index, result) or (
-                    self._gives_otherwise(question, index, result)
-                )
             confident = result.probs["contradiction"] >= threshold
-            if says_otherwise and ((index < n_cited and not clear_only) or confident):
+            if not (confident or (index < n_cited and not clear_only)):
+                continue
+            reading = question.readings[index]
+            premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
+            about = not clear_only and coverage(question.text, premise) >= _ABOUT_IT
+            if about or _gives_otherwise(premise, question.text):
                 candidates.append((index, result))
         if not candidates:
             return None
         return max(candidates, key=lambda pair: pair[1].probs["contradiction"])
-
-    @staticmethod
-    def _is_about(question: _Question, index: int, result: Entailment) -> bool:
-        """Whether the premise that contradicts a proposition writes at least half of
-        its content words: only a premise on the same subject can contradict it."""
-        reading = question.readings[index]
-        premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
-        return coverage(question.text, premise) >= _ABOUT_IT
-
-    @staticmethod
-    def _gives_otherwise(question: _Question, index: int, result: Entailment) -> bool:
-        """Whether the premise that contradicts a proposition its cited evidence
-        entails says something else in so many words: the opposite polarity, or one of
-        its values given otherwise (:func:`states_another_value`). A small model also
-        reads a premise that leaves a detail out as contradicting it."""
-        reading = question.readings[index]
-        premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
-        if states_another_value(premise, question.text):
-            return True
-        # A premise without all of the proposition's numbers is about another line,
-        # date or amount: its polarity says nothing of this one (and is not read).
-        return not missing_numbers(question.text, premise) and (
-            polarity_conflict(premise, question.text) is not None
-        )
 
     # --- recording ----------------------------------------------------------------
 
@@ -616,4 +591,18 @@ def _shift(result: Entailment, offsets: Sequence[int]) -> Entailment:
     return replace(
         result,
         evidence_span=(result.evidence_span[0] - start, max(result.evidence_span[1] - start, 0)),
+    )
+
+
+def _gives_otherwise(premise: str, proposition: str) -> bool:
+    """Whether ``premise``, which the model reads as contradicting ``proposition``,
+    says something else in so many words: the opposite polarity, or one of its values
+    given otherwise (:func:`states_another_value`). A small model also reads a
+    premise that leaves a detail out as contradicting it."""
+    if states_another_value(premise, proposition):
+        return True
+    # A premise without all of the proposition's numbers is about another line,
+    # date or amount: its polarity says nothing of this one (and is not read).
+    return not missing_numbers(proposition, premise) and (
+        polarity_conflict(premise, proposition) is not None
     )

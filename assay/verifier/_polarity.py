@@ -45,22 +45,32 @@ _DOUBLE_NEGATIVE = re.compile(r"\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithou
 def negated(text: str, *, other: str = "") -> bool:
     """Whether ``text`` is negated, read beside ``other`` (the statement it is
     compared with, whose words decide whether a bound in ``text`` counts)."""
-    plain = _CONTRACTED.sub(_expand, text)
-    compared = set(word_stems(_CONTRACTED.sub(_expand, other)))
+    return _negated(_plain(text), set(word_stems(_plain(other))))
+
+
+def opposite_polarity(first: str, second: str) -> bool:
+    """Whether exactly one of two statements is negated."""
+    a, b = _plain(first), _plain(second)
+    return _negated(a, set(word_stems(b))) != _negated(b, set(word_stems(a)))
+
+
+def _plain(text: str) -> str:
+    """``text`` with its contractions written out (``wasn't`` as ``was not``)."""
+    return _CONTRACTED.sub(_expand, text)
+
+
+def _negated(plain: str, compared: set[str]) -> bool:
+    """:func:`negated` of a text already written out, beside the word stems of the
+    other statement."""
 
     def bound(match: re.Match[str]) -> str:
         head = match.group("comparative") or match.group("verb")
         return match.group(0) if set(word_stems(head)) & compared else " "
 
-    plain = _BOUND.sub(bound, plain)
-    plain = _NOT_ONLY.sub(" ", plain)
-    plain = _DOUBLE_NEGATIVE.sub(lambda m: f" {m.group('between')} ", plain)
-    return any(w in NEGATION_STEMS for w in word_stems(plain))
-
-
-def opposite_polarity(first: str, second: str) -> bool:
-    """Whether exactly one of two statements is negated."""
-    return negated(first, other=second) != negated(second, other=first)
+    kept = _BOUND.sub(bound, plain)
+    kept = _NOT_ONLY.sub(" ", kept)
+    kept = _DOUBLE_NEGATIVE.sub(lambda m: f" {m.group('between')} ", kept)
+    return any(w in NEGATION_STEMS for w in word_stems(kept))
 
 
 def _expand(match: re.Match[str]) -> str:

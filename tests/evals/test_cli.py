@@ -23,6 +23,11 @@ def _eval(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def _eval_desk(suite_file: Path, sqlite_url: str, *args: str) -> tuple[int, str]:
+    """``assay eval`` of the suite on the stock desk's graph."""
+    return _eval(str(suite_file), "--db", sqlite_url, "--graph", "tests.evals._desk:graph", *args)
+
+
 def test_record_a_baseline_then_gate_a_regression(sqlite_url: str, suite_file: Path) -> None:
     baseline = suite_file.parent / "stock.baseline.json"
     common = [str(suite_file), "--db", sqlite_url, "--baseline", str(baseline)]
@@ -67,26 +72,10 @@ def test_another_suites_baseline_is_refused_before_any_run(
 
 
 def test_update_baseline_needs_a_file(sqlite_url: str, suite_file: Path) -> None:
-    code, out = _eval(
-        str(suite_file),
-        "--db",
-        sqlite_url,
-        "--graph",
-        "tests.evals._desk:graph",
-        "--update-baseline",
-    )
+    code, out = _eval_desk(suite_file, sqlite_url, "--update-baseline")
     assert code == 2 and "--update-baseline needs --baseline" in out
     missing = suite_file.parent / "no-such-folder" / "baseline.json"
-    code, out = _eval(
-        str(suite_file),
-        "--db",
-        sqlite_url,
-        "--graph",
-        "tests.evals._desk:graph",
-        "--update-baseline",
-        "--baseline",
-        str(missing),
-    )
+    code, out = _eval_desk(suite_file, sqlite_url, "--update-baseline", "--baseline", str(missing))
     assert code == 2 and "its folder does not exist" in out and "Traceback" not in out
     assert not missing.parent.exists()
 
@@ -108,9 +97,7 @@ def test_one_case_is_checked_against_its_expectations_and_not_recorded(
 
 
 def test_an_unknown_case_is_refused_with_the_closest_ids(sqlite_url: str, suite_file: Path) -> None:
-    code, out = _eval(
-        str(suite_file), "--db", sqlite_url, "--graph", "tests.evals._desk:graph", "--case", "stok"
-    )
+    code, out = _eval_desk(suite_file, sqlite_url, "--case", "stok")
     assert code == 2 and "has no case 'stok'; did you mean stock?" in out, out
     assert "Traceback" not in out
 
@@ -119,17 +106,8 @@ def test_a_case_check_is_not_gated_or_recorded_as_a_baseline(
     sqlite_url: str, suite_file: Path
 ) -> None:
     baseline = suite_file.parent / "b.json"
-    code, out = _eval(
-        str(suite_file),
-        "--db",
-        sqlite_url,
-        "--graph",
-        "tests.evals._desk:graph",
-        "--case",
-        "stock",
-        "--baseline",
-        str(baseline),
-        "--update-baseline",
+    code, out = _eval_desk(
+        suite_file, sqlite_url, "--case", "stock", "--baseline", str(baseline), "--update-baseline"
     )
     assert code == 2 and "--case runs part of the suite" in out, out
     assert not baseline.exists()
