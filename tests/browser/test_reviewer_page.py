@@ -22,10 +22,12 @@ from tests.service.conftest import case
 require_selenium()
 
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoAlertPresentException,
+    WebDriverException,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
-from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
@@ -47,10 +49,19 @@ def start(live: Live, body: dict[str, Any] | None = None) -> dict[str, Any]:
 
 
 def submit(driver: webdriver.Chrome, button: WebElement) -> None:
-    """Click a form's button and wait until the next page has replaced this one."""
-    page = driver.find_element(By.TAG_NAME, "html")
+    """Click a form's button and wait until the next page has replaced this one.
+
+    The old page is marked with a window property, and the wait is for a fully loaded
+    document without it. Waiting on an element of the old page to go stale instead
+    races the navigation: chromium may answer "Node with given id does not belong to
+    the document" rather than a stale reference, while the old page is torn down."""
+    driver.execute_script("window.assayOldPage = true;")
     button.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, 30, ignored_exceptions=[WebDriverException]).until(
+        lambda d: d.execute_script(
+            "return document.readyState === 'complete' && !window.assayOldPage;"
+        )
+    )
 
 
 def log_in(driver: webdriver.Chrome, live: Live, key: str) -> None:
