@@ -18,8 +18,10 @@ from assay.grounding import (
     ClaimValue,
     Computation,
     Miscalculation,
+    check_values,
     claim_values,
     evidence_index,
+    find_numbers,
     occurrence_of,
     view_of,
 )
@@ -89,6 +91,50 @@ def deterministic_gaps(text: str, evidence: Sequence[str]) -> Settled:
     words = {w.lower() for document in evidence for w in _WORDS.findall(document)}
     gaps += [name for name in proper_names(text) if name.lower() not in words]
     return Settled(gaps=list(dict.fromkeys(gaps)), computations=computations)
+
+
+def in_evidence_terms(text: str, evidence: Sequence[str]) -> str:
+    """``text`` with each of its values that an evidence text states in another
+    written form (a date, an amount, a quantity in another unit) written as the
+    evidence writes it: what the model reads.
+
+    The values are the deterministic checks' to compare, in any form; the model is
+    left the relation between them. A small cross-encoder reads "31 October 2024"
+    against ``due: 2024-10-31``, or "1,240 rolls" against a row that writes 1240, as
+    a different statement: it scores "RTM3 holds 1,240 rolls, of which 1,140 are
+    available" against the stock row at 0.04 and the same claim with the row's own
+    numbers at 0.56. A value that no evidence states (a computed total) is left as
+    written."""
+    found = sorted(
+        [
+            (check.value, check.occurrence)
+            for check in check_values(text, evidence)
+            if check.status == "found" and check.occurrence is not None
+        ],
+        key=lambda pair: pair[0].start,
+    )
+    parts: list[str] = []
+    position = 0
+    for value, occurrence in found:
+        if value.start < position:
+            continue  # inside a value already restated
+        start, end, restated = _restatement(value, occurrence.text)
+        parts += [text[position:start], restated]
+        position = end
+    return "".join([*parts, text[position:]])
+
+
+def _restatement(value: ClaimValue, written: str) -> tuple[int, int, str]:
+    """The span of the claim to replace and what replaces it. A count keeps its own
+    words and takes only the evidence's number: "4 tests" against a line that writes
+    "4" must not become "4", which no longer says what was counted."""
+    if value.quantity is None or value.quantity.noun is None:
+        return value.start, value.end, written
+    ours, theirs = find_numbers(value.text), find_numbers(written)
+    if not ours or not theirs:
+        return value.start, value.end, value.text
+    number = ours[0]
+    return value.start + number.start, value.start + number.end, theirs[0].text
 
 
 def proper_names(text: str) -> list[str]:

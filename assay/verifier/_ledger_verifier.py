@@ -30,6 +30,7 @@ from assay.verifier._deterministic import (
     clip,
     describe_gaps,
     deterministic_gaps,
+    in_evidence_terms,
     states_another_value,
     verbatim,
 )
@@ -104,9 +105,12 @@ class _Outcome:
 
 @dataclass(frozen=True, kw_only=True)
 class _Question:
-    """A proposition the deterministic checks left open: what the model is asked."""
+    """A proposition the deterministic checks left open: what the model is asked.
 
-    text: str
+    ``hypothesis`` is the proposition with its values written as the cited evidence
+    writes them (:func:`in_evidence_terms`)."""
+
+    hypothesis: str
     cited: tuple[LedgerEntry, ...]
     related: tuple[LedgerEntry, ...]
     readings: tuple[Reading, ...]  # one per cited entry, then one per related entry
@@ -228,7 +232,7 @@ class LedgerVerifier:
         run_evidence = _RunEvidence(evidence)
         first = [self._judge(run_id, prop, by_id, run_evidence) for prop in props]
         questions = [item for item in first if isinstance(item, _Question)]
-        pairs = [(document, q.text) for q in questions for document in q.documents]
+        pairs = [(document, q.hypothesis) for q in questions for document in q.documents]
         answers = self.model.check_many(pairs, cache=self.cache) if pairs else []
         outcomes: list[_Outcome] = []
         position = 0
@@ -310,7 +314,7 @@ class LedgerVerifier:
                 )
         related = run_evidence.related(prop.text, self.related_k, exclude={e.id for e in cited})
         return _Question(
-            text=prop.text,
+            hypothesis=in_evidence_terms(prop.text, [r.text for r in readings]),
             cited=tuple(cited),
             related=tuple(related),
             readings=(*readings, *(read(e.text, prop.text) for e in related)),
@@ -427,8 +431,8 @@ class LedgerVerifier:
                 continue
             reading = question.readings[index]
             premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
-            about = not clear_only and coverage(question.text, premise) >= _ABOUT_IT
-            if about or _gives_otherwise(premise, question.text):
+            about = not clear_only and coverage(question.hypothesis, premise) >= _ABOUT_IT
+            if about or _gives_otherwise(premise, question.hypothesis):
                 candidates.append((index, result))
         if not candidates:
             return None

@@ -14,8 +14,10 @@ import pytest
 from assay import ControlPlane
 from assay._limits import MAX_PROPOSITION_CHARS
 from assay.verifier import LexicalNLI
+from assay.verifier._deterministic import in_evidence_terms
 from assay.verifier._premises import MAX_READ_CHARS, TOP_UNITS, read
 from assay.verifier._slots import Binding, bind
+from tests.verifier.test_batched_verification import RecordingNLI
 
 SHIPMENT = {
     "shipment": "SH-40417",
@@ -177,3 +179,44 @@ def test_a_right_total_is_recorded_with_its_operands(cp: ControlPlane) -> None:
     assert by_result["2"]["operation"] == "count"
     assert by_result["15.2"]["operation"] == "sum"
     assert {o["ledger_id"] for o in by_result["15.2"]["operands"]} == {entry.id}
+
+
+def test_values_are_restated_as_the_evidence_writes_them() -> None:
+    evidence = [
+        "due: 2024-10-31\nfines.amount: 1.75\nfines.currency: EUR\n"
+        "on_hand: 1240\ngross_kg: 2140.5\ntimeout: 30000 ms"
+    ]
+    assert in_evidence_terms("It was due on 31 October 2024.", evidence) == (
+        "It was due on 2024-10-31."
+    )
+    assert in_evidence_terms("€1.75 in fines", evidence) == "1.75 in fines"
+    # The key gives the unit; the value is restated as the evidence writes it, bare.
+    assert in_evidence_terms("It weighs a little over 2.1 tonnes.", evidence) == (
+        "It weighs 2140.5."
+    )
+    assert in_evidence_terms("no answer within 30 seconds", evidence) == (
+        "no answer within 30000 ms"
+    )
+    # A count keeps what it counts and takes only the evidence's number.
+    assert in_evidence_terms("It holds 1,240 rolls.", evidence) == "It holds 1240 rolls."
+    # A value the evidence does not state, or states otherwise, is left as written.
+    assert in_evidence_terms("It was due on 30 October 2024.", evidence) == (
+        "It was due on 30 October 2024."
+    )
+    assert in_evidence_terms("It holds 1,250 rolls.", evidence) == "It holds 1,250 rolls."
+
+
+def test_the_model_reads_the_values_as_the_cited_evidence_writes_them(db_url: str) -> None:
+    nli = RecordingNLI()
+    with ControlPlane.open(db_url, nli=nli) as plane:
+        run = plane.ledger.start_run()
+        stored = _json(
+            {"loan": "LN-88", "due": "2024-10-31", "fine": {"amount": 1.75, "currency": "EUR"}}
+        )
+        entry = plane.ledger.append(run, kind="tool_output", source="tool:loan", content=stored)
+        text = "Loan LN-88 was due back on 31 October 2024 and owes €1.75."
+        verdict = _verify(plane, run, text, [entry.id])
+    hypotheses = {hypothesis for call in nli.calls for _, hypothesis in call}
+    assert hypotheses == {"Loan LN-88 was due back on 2024-10-31 and owes 1.75."}
+    # What is recorded is the proposition as the agent wrote it.
+    assert verdict.proposition == text
