@@ -221,12 +221,15 @@ def _list_sizes(index: EvidenceIndex) -> Iterator[tuple[int, str]]:
 
 
 def _records_naming(index: EvidenceIndex, word: str) -> int:
+    """How many records name ``word``. A record that counts it itself ("3 failed,
+    118 passed") is a tally of the others, not one of them."""
     pattern = re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", re.I)
+    tally = re.compile(r"(?<![\w.,])\d[\d,]*\s+" + re.escape(word) + r"(?![\w-])", re.I)
     records: set[str] = set()
     text = index.view_text
     for k, (start, end) in enumerate(index.records[:MAX_RECORDS]):
         line = text[start:end]
-        if pattern.search(line) is None:
+        if pattern.search(line) is None or tally.search(line) is not None:
             continue
         path = _PATH.match(line)
         element = _ELEMENT.match(path.group(1)) if path is not None else None

@@ -120,10 +120,17 @@ _ONE_GROUP = re.compile(r"\d{1,3}[.,]\d{3}")
 _THOUSANDTHS = frozenset({"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"})
 #: A verb or adverb of decrease right before an amount: "fell 5%", "down by EUR 20",
 #: "declined 3.2 points" state a change whose value is negative ("fell to 5%" states
-#: a level, and is not matched).
+#: a level, and is not matched). Either reading is kept: the amount, and the change.
 _FALL = re.compile(
     r"\b(?:fell|fallen|falls?|dropped|drops?|declined|declines?|decreased|decreases?|down|"
-    r"lost|loses?|shrank|shrunk|shrinks?|slipped|slips?|slid|slides?)(?:\x20by)?\x20$",
+    r"lost|loses?|shrank|shrunk|shrinks?|slipped|slips?|slid|slides?|lower|reduced|cut)"
+    r"(?:\x20by)?\x20$",
+    re.IGNORECASE,
+)
+#: A word of decrease right after an amount: "5% lower", "EUR 20 less", "a 3% drop".
+_LOWER = re.compile(
+    r"\x20(?:lower|less|down|smaller|cheaper|fewer|drop|decrease|decline|fall|reduction|cut)"
+    r"(?![\w-])",
     re.IGNORECASE,
 )
 #: Prefixes of ``$`` that name the dollar (``CA$``, ``US$``) and codes before it
@@ -231,7 +238,9 @@ def _read(text: str, number: Number) -> Quantity:
         kind = "measure"
     if kind == "money" and scaled is None and _grouped_amount(number, unit):
         values, decimals = frozenset({max(values)}), 0
-    if kind in ("money", "percent", "measure") and _FALL.search(text, max(0, start - 20), start):
+    if kind in ("money", "percent", "measure") and (
+        _FALL.search(text, max(0, start - 20), start) or _LOWER.match(text, end)
+    ):
         values = values | frozenset(-v for v in values)  # "fell 5%" is a change of -5%
     hedge = _HEDGE.search(text, max(0, start - 20), start)
     return Quantity(

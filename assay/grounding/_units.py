@@ -336,7 +336,15 @@ _KEY_UNITS: dict[str, str] = {
     "gbp": "GBP",
     "usd": "USD",
     "chf": "CHF",
+    "celsius": "degree_celsius",
+    "degc": "degree_celsius",
+    "fahrenheit": "degree_fahrenheit",
+    "degf": "degree_fahrenheit",
 }
+#: Words of a field that make a last ``c`` or ``f`` a temperature scale
+#: (``temp_c``, ``ambient_temperature_f``); alone, ``c`` and ``f`` name nothing.
+_TEMPERATURE_KEYS = frozenset({"temp", "temperature", "setpoint", "ambient", "dewpoint"})
+_SCALES = {"c": "degree_celsius", "f": "degree_fahrenheit"}
 #: Words for "per period" (``monthly``, ``a year``): the period's unit.
 _PERIOD_WORDS: dict[str, str] = {
     "hourly": "hour",
@@ -367,7 +375,8 @@ def unit_of(spelling: str) -> str | None:
 def key_unit(key: str) -> str | None:
     """The unit a field or column name ends with: ``voltage_mv`` → millivolts,
     ``flow_l_per_s`` → litres per second, ``price_gbp`` → GBP, ``rent_monthly`` →
-    per month (``/month``), ``fuel_surcharge_pct`` → percent."""
+    per month (``/month``), ``fuel_surcharge_pct`` → percent, ``temp_c`` → degrees
+    Celsius."""
     parts = [p for p in _split_key(key) if p]
     if not parts:
         return None
@@ -377,6 +386,8 @@ def key_unit(key: str) -> str | None:
     last = parts[-1]
     if last in ("pct", "percent"):
         return "percent"
+    if last in _SCALES and _TEMPERATURE_KEYS.intersection(parts[:-1]):
+        return _SCALES[last]
     if last in _PERIOD_WORDS:
         return "/ " + _PERIOD_WORDS[last]
     if len(parts) == 1:

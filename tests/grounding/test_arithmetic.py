@@ -96,6 +96,18 @@ def test_a_count_of_the_rows_that_name_a_word() -> None:
     assert checks["Two"].ok
 
 
+def test_a_tally_line_is_not_one_of_the_records_it_counts() -> None:
+    log = (
+        "FAILED tests/test_a.py::test_one - AssertionError\n"
+        "FAILED tests/test_b.py::test_two - TimeoutError\n"
+        "FAILED tests/test_c.py::test_three - KeyError\n"
+        "3 failed, 118 passed in 42.7s"
+    )
+    # Four lines name "failed", but the last counts the other three.
+    assert not _check("4 tests failed.", log)["4 tests"].ok
+    assert _check("Three tests failed.", log)["Three tests"].ok
+
+
 def test_days_between_two_dates() -> None:
     evidence = json.dumps({"opened": "2025-02-03", "closed": "2025-02-17"})
     assert _check("The case closed 14 days after it opened.", evidence)["14 days"].ok

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pytest
 
+from assay.grounding import check_values
 from assay.grounding._quantities import Quantity, find_quantities, same, supports
 
 
@@ -237,6 +239,15 @@ def test_a_named_dollar_supports_its_code_and_no_other() -> None:
         ("rose 5%", "-5%", False),
         ("up EUR 20", "EUR -20.00", False),
         ("fell to 5%", "-5%", False),  # a level, not a change
+        ("was 5% lower", "-5%", True),
+        ("costs EUR 20 less", "EUR -20.00", True),
+        ("a 3.5% drop in orders", "-3.5%", True),
+        ("5% lower", "5%", True),
+        ("5% higher", "-5%", False),
+        ("5% lower", "-6%", False),
+        ("lower by 5%", "-5%", True),
+        ("reduced to 5%", "-5%", False),  # a level, not a change
+        ("more than 5% of", "-5%", False),
     ],
 )
 def test_a_word_of_decrease_reads_the_change_as_negative(
@@ -244,3 +255,19 @@ def test_a_word_of_decrease_reads_the_change_as_negative(
 ) -> None:
     found = find_quantities(claim)[-1]
     assert supports(_one(evidence), found) is supported
+
+
+@pytest.mark.parametrize(
+    ("claim", "found"),
+    [
+        ("The sensor read 21 °C.", True),
+        ("The sensor read 21°C.", True),
+        ("The sensor read 22 °C.", False),
+        ("The sensor read 21 °F.", False),
+        ("The ambient air was 70 °F.", True),
+        ("The grade was 4 °C.", False),  # grade_c: a "c" that is no temperature scale
+    ],
+)
+def test_a_temperature_field_lends_its_scale(claim: str, found: bool) -> None:
+    evidence = json.dumps({"sensor": "t2", "temp_c": 21, "ambient_temp_f": 70, "grade_c": 4})
+    assert [c.status == "found" for c in check_values(claim, [evidence])] == [found]
