@@ -344,7 +344,7 @@ _KEY_UNITS: dict[str, str] = {
 #: Words of a field that make a last ``c`` or ``f`` a temperature scale
 #: (``temp_c``, ``ambient_temperature_f``); alone, ``c`` and ``f`` name nothing.
 _TEMPERATURE_KEYS = frozenset({"temp", "temperature", "setpoint", "ambient", "dewpoint"})
-_SCALES = {"c": "degree_celsius", "f": "degree_fahrenheit"}
+_TEMPERATURE_SCALES = {"c": "degree_celsius", "f": "degree_fahrenheit"}
 #: Words for "per period" (``monthly``, ``a year``): the period's unit.
 _PERIOD_WORDS: dict[str, str] = {
     "hourly": "hour",
@@ -386,8 +386,8 @@ def key_unit(key: str) -> str | None:
     last = parts[-1]
     if last in ("pct", "percent"):
         return "percent"
-    if last in _SCALES and _TEMPERATURE_KEYS.intersection(parts[:-1]):
-        return _SCALES[last]
+    if last in _TEMPERATURE_SCALES and _TEMPERATURE_KEYS.intersection(parts[:-1]):
+        return _TEMPERATURE_SCALES[last]
     if last in _PERIOD_WORDS:
         return "/ " + _PERIOD_WORDS[last]
     if len(parts) == 1:
