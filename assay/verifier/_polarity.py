@@ -8,7 +8,10 @@ policies and terms are written in exactly those forms:
 - a bound: "no more than 6 credits", "no later than 21 days", "shall not exceed
   EUR 250,000" state a limit, the same as "at most", "within" or "capped at". A bound
   is read as a negation only when the other statement uses its word ("may exceed",
-  "more than 6"), where the two are about that very comparison;
+  "more than 6"), where the two are about that very comparison. A comparative that
+  follows an amount states a difference, not the comparison ("9 credits, 3 more
+  than the 6 that may count" measures the excess over the bound; it does not
+  deny it);
 - "not only ... but also" adds, it does not deny;
 - a double negative within one clause ("may not assign without consent") is a
   requirement: it agrees with "needs consent to assign" and contradicts "may
@@ -21,7 +24,9 @@ negate as "not" and "no" do.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from assay.grounding import find_numbers
 from assay.verifier._text import word_stems
 
 __all__ = ["NEGATION_STEMS", "negated", "opposite_polarity"]
@@ -38,6 +43,14 @@ _BOUND = re.compile(
     r"|\bnot\s+(?:to\s+)?(?P<verb>exceed(?:s|ing|ed)?)\b",
     re.IGNORECASE,
 )
+_COMPARATIVE = re.compile(
+    r"\b(?:more|less|fewer|later|earlier|sooner|greater|higher|lower|longer|shorter)\s+than\b",
+    re.IGNORECASE,
+)
+#: How far before a comparative an amount may end and still be the difference it
+#: states: one word between them at most ("3 more than", "two days later than",
+#: "EUR 20,000 less than").
+_DIFFERENCE_GAP = re.compile(r"^[\s%]*(?:[^\W\d]+\s+)?$")
 _NOT_ONLY = re.compile(r"\bnot\s+only\b", re.IGNORECASE)
 _DOUBLE_NEGATIVE = re.compile(r"\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithout\b", re.IGNORECASE)
 
@@ -45,13 +58,31 @@ _DOUBLE_NEGATIVE = re.compile(r"\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithou
 def negated(text: str, *, other: str = "") -> bool:
     """Whether ``text`` is negated, read beside ``other`` (the statement it is
     compared with, whose words decide whether a bound in ``text`` counts)."""
-    return _negated(_plain(text), set(word_stems(_plain(other))))
+    return _negated(_plain(text), _compared(_plain(other)))
 
 
 def opposite_polarity(first: str, second: str) -> bool:
     """Whether exactly one of two statements is negated."""
     a, b = _plain(first), _plain(second)
-    return _negated(a, set(word_stems(b))) != _negated(b, set(word_stems(a)))
+    return _negated(a, _compared(b)) != _negated(b, _compared(a))
+
+
+def _compared(plain: str) -> set[str]:
+    """The word stems of a statement that a bound in the other one is read beside:
+    all of them, less each comparative that states a difference ("3 more than")."""
+    return set(word_stems(_COMPARATIVE.sub(_unless_difference(plain), plain)))
+
+
+def _unless_difference(plain: str) -> Callable[[re.Match[str]], str]:
+    """A substitution that blanks a comparative an amount stands right before."""
+    ends = [number.end for number in find_numbers(plain)]
+
+    def blank(match: re.Match[str]) -> str:
+        start = match.start()
+        stated = any(end <= start and _DIFFERENCE_GAP.match(plain[end:start]) for end in ends)
+        return " " if stated else match.group(0)
+
+    return blank
 
 
 def _plain(text: str) -> str:

@@ -41,6 +41,16 @@ OPPOSITE = [
         "Delivery is due no later than 21 days after the order date.",
         "Delivery is due later than 21 days after the order date.",
     ),
+    # Without an amount before it, the comparative is the bound's comparison,
+    # also where a number stands elsewhere in the sentence.
+    (
+        "No more than 6 credits graded Pass/Fail may count toward the degree.",
+        "More than 6 credits graded Pass/Fail may count toward the degree.",
+    ),
+    (
+        "Refunds are paid no later than 14 days after the return.",
+        "For 2 items, refunds are paid later than 14 days after the return.",
+    ),
     # A double negative is a requirement: it contradicts doing without.
     (
         "The Customer may not assign this Agreement without the Supplier's written consent.",
@@ -79,6 +89,16 @@ SAME = [
     ),
     # Both negated.
     ("The build did not pass on main.", "The build didn't pass on main."),
+    # A comparative after an amount states a difference from the bound, not the
+    # bound's own comparison.
+    (
+        "No more than 6 credits graded Pass/Fail may count toward the degree.",
+        "Oskar has 9 pass/fail credits, 3 more than the 6 that can count toward the degree.",
+    ),
+    (
+        "The notice period may be no longer than 90 days.",
+        "The notice period of 120 days is thirty days longer than the 90 days allowed.",
+    ),
 ]
 
 
