@@ -37,6 +37,7 @@ _CALENDAR = frozenset(
     if name
 )
 _WORDS = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_NAME_RUN = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[ ]+[A-Z][a-z]+)+(?![\w-])")
 
 
 def verbatim(text: str, cited: Sequence[LedgerEntry]) -> tuple[LedgerEntry, tuple[int, int]] | None:
@@ -88,9 +89,41 @@ def deterministic_gaps(text: str, evidence: Sequence[str]) -> Settled:
         else:
             gaps.append(ident.value)
     gaps += [quote for quote in _QUOTED.findall(text) if not any(quote in d for d in evidence)]
-    words = {w.lower() for document in evidence for w in _WORDS.findall(document)}
-    gaps += [name for name in proper_names(text) if name.lower() not in words]
+    words = evidence_words(evidence)
+    written = names_written_joined(text, words)
+    known = words | written
+    gaps += [
+        name
+        for name in proper_names(text)
+        if name.lower() not in known and name.lower().replace("-", "") not in known
+    ]
     return Settled(gaps=list(dict.fromkeys(gaps)), computations=computations)
+
+
+def evidence_words(evidence: Sequence[str]) -> set[str]:
+    """The words of the evidence texts, lower-cased: each hyphenated compound whole,
+    run together and part by part ("rhein-werk", "rheinwerk", "rhein", "werk")."""
+    words: set[str] = set()
+    for document in evidence:
+        for word in _WORDS.findall(document):
+            word = word.lower()
+            parts = word.split("-")
+            words.update((word, "".join(parts), *parts))
+    return words
+
+
+def names_written_joined(text: str, words: set[str]) -> set[str]:
+    """The words, lower-cased, of each run of capitalised words in ``text`` that the
+    evidence writes as one word: "Castellan Paper" where the evidence has only the
+    address ``orders@castellanpaper.example.org``, "Kiln Harbour" for ``KilnHarbour``.
+    Only the whole run counts, so "Castellan" alone is not found in
+    ``castellanpaper``."""
+    found: set[str] = set()
+    for match in _NAME_RUN.finditer(text):
+        names = match.group(0).split()
+        if "".join(names).lower() in words:
+            found.update(name.lower() for name in names)
+    return found
 
 
 def in_evidence_terms(text: str, evidence: Sequence[str]) -> str:

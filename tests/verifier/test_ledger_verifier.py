@@ -11,6 +11,7 @@ import pytest
 
 from assay import ControlPlane, Verifier
 from assay.verifier import Entailment, EntailmentCache, LexicalNLI, proper_names
+from assay.verifier._deterministic import deterministic_gaps
 
 LETTER = (
     "4.2 The hourly rate for partners is capped at EUR 520 per hour.\n\n"
@@ -270,3 +271,30 @@ def test_reworded_unsupported_is_rejected_until_new_evidence_is_cited(db_url: st
 )
 def test_proper_names(text: str, names: list[str]) -> None:
     assert proper_names(text) == names
+
+
+THREAD = (
+    "3  2024-11-21 09:12  From: orders@castellanpaper.example.org  To: purchasing@example.org\n"
+    '   "We\'ll ship 8 replacement packs with your next order, expected 28 Nov."'
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "gaps"),
+    [
+        # A company named by its address: the whole name run is written as one word.
+        ("Castellan Paper said it would ship eight replacement packs.", []),
+        ("Orders from Castellan Paper are expected on 28 Nov.", []),
+        # A part of the joined word alone is not the name, nor another name.
+        ("The packs come from Castellan Supplies.", ["Castellan", "Supplies"]),
+        ("Then Paper said it would ship eight packs.", ["Paper"]),
+    ],
+)
+def test_a_name_the_evidence_writes_as_one_word(claim: str, gaps: list[str]) -> None:
+    assert deterministic_gaps(claim, [THREAD]).gaps == gaps
+
+
+def test_a_hyphenated_name_matches_its_parts_and_its_joined_form() -> None:
+    evidence = ["Vendor: Rheinwerk Antriebe GmbH; contact m.haas (Kiln-Harbour office)."]
+    assert deterministic_gaps("The order went to Rhein-Werk via Kiln Harbour.", evidence).gaps == []
+    assert deterministic_gaps("The order went via Kiln Bay.", evidence).gaps == ["Bay"]
