@@ -272,6 +272,28 @@ def _verifier_speed(r: _Reader) -> str:
     return caption + "\n\n" + _table(header, body)
 
 
+def _encoder_size_speed(r: _Reader) -> str:
+    variants = r.get("variants")
+    keys = [str(k) for k in variants] if isinstance(variants, Mapping) else []  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    body = [
+        (
+            str(r.get(f"variants.{k}.label") or k),
+            r.num(f"variants.{k}.parameters_m", 1, "M"),
+            r.num(f"variants.{k}.fp32_claims_per_s", 0, "/s"),
+            r.num(f"variants.{k}.int8_claims_per_s", 0, "/s"),
+            r.num(f"variants.{k}.pairs", 0),
+        )
+        for k in keys
+    ]
+    caption = (
+        f"{r.num('threads', 0)} threads, batches of {r.num('batch', 0)}, at most "
+        f"{r.num('max_length', 0)} word pieces; weights: {r.get('weights') or DASH}; "
+        f"target: {r.num('target_short_claims_per_s', 0)} short claims/s."
+    )
+    header = ("encoder", "parameters", "fp32", "int8 dynamic", "pairs timed")
+    return caption + "\n\n" + _table(header, body)
+
+
 def _graph_overhead(r: _Reader) -> str:
     def ms(path: str) -> str:
         return r.num(path, 1, " ms")
@@ -541,6 +563,7 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "agent_grounding_full": _agent_grounding,
     "agent_threshold": _agent_threshold,
     "verifier_speed": _verifier_speed,
+    "encoder_size_speed": _encoder_size_speed,
     "graph_overhead": _graph_overhead,
     "pathological_inputs": _pathological,
     "eval_throughput": _eval_throughput,
