@@ -18,7 +18,10 @@ policies and terms are written in exactly those forms:
   assign without consent".
 
 Contractions ("wasn't", "can't") and "cannot", "nothing", "nobody", "nowhere"
-negate as "not" and "no" do.
+negate as "not" and "no" do. A negated phrase both statements write ("without
+director approval") says the same in both, so it decides nothing between them:
+"may last longer than 21 days without director approval" is the opposite of "may
+last no longer than 21 days without director approval", whatever "without" does.
 """
 
 from __future__ import annotations
@@ -51,6 +54,10 @@ _COMPARATIVE = re.compile(
 #: states: one word between them at most ("3 more than", "two days later than",
 #: "EUR 20,000 less than").
 _DIFFERENCE_GAP = re.compile(r"^[\s%]*(?:[^\W\d]+\s+)?$")
+_NEGATED_PHRASE = re.compile(
+    r"\b(?:no|not|never|none|without|neither|nor|nothing|nobody|nowhere)\s+(?P<rest>\w+)",
+    re.IGNORECASE,
+)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b", re.IGNORECASE)
 _DOUBLE_NEGATIVE = re.compile(r"\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithout\b", re.IGNORECASE)
 
@@ -58,13 +65,35 @@ _DOUBLE_NEGATIVE = re.compile(r"\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithou
 def negated(text: str, *, other: str = "") -> bool:
     """Whether ``text`` is negated, read beside ``other`` (the statement it is
     compared with, whose words decide whether a bound in ``text`` counts)."""
-    return _negated(_plain(text), _compared(_plain(other)))
+    a, b = _unshared(_plain(text), _plain(other))
+    return _negated(a, _compared(b))
 
 
 def opposite_polarity(first: str, second: str) -> bool:
     """Whether exactly one of two statements is negated."""
-    a, b = _plain(first), _plain(second)
+    a, b = _unshared(_plain(first), _plain(second))
     return _negated(a, _compared(b)) != _negated(b, _compared(a))
+
+
+def _unshared(first: str, second: str) -> tuple[str, str]:
+    """Both statements, each negation word of a phrase that both write ("without
+    director", "not exceed") taken out of both."""
+
+    def phrases(text: str) -> set[str]:
+        return {_phrase(m) for m in _NEGATED_PHRASE.finditer(text)}
+
+    shared = phrases(first) & phrases(second)
+    if not shared:
+        return first, second
+
+    def drop(match: re.Match[str]) -> str:
+        return match.group("rest") if _phrase(match) in shared else match.group(0)
+
+    return _NEGATED_PHRASE.sub(drop, first), _NEGATED_PHRASE.sub(drop, second)
+
+
+def _phrase(match: re.Match[str]) -> str:
+    return " ".join(match.group(0).lower().split())
 
 
 def _compared(plain: str) -> set[str]:

@@ -51,6 +51,15 @@ OPPOSITE = [
         "Refunds are paid no later than 14 days after the return.",
         "For 2 items, refunds are paid later than 14 days after the return.",
     ),
+    # A negated phrase both write decides nothing: the bound still does.
+    (
+        "A single trip may last no longer than 21 days without director approval.",
+        "A trip may last longer than 21 days without director approval.",
+    ),
+    (
+        "The refund is paid without delay once the goods are back.",
+        "The refund is not paid without delay once the goods are back.",
+    ),
     # A double negative is a requirement: it contradicts doing without.
     (
         "The Customer may not assign this Agreement without the Supplier's written consent.",
@@ -89,6 +98,11 @@ SAME = [
     ),
     # Both negated.
     ("The build did not pass on main.", "The build didn't pass on main."),
+    # The same negated phrase in both.
+    (
+        "Hotel costs may not exceed EUR 160 per night without prior approval.",
+        "Without prior approval, hotel costs may not exceed EUR 160 per night.",
+    ),
     # A comparative after an amount states a difference from the bound, not the
     # bound's own comparison.
     (
