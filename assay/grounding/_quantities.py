@@ -6,7 +6,8 @@ after it (``2.0 h``, ``1500 ms``, ``2.1 tonnes``, ``8.5%``), a period that makes
 rate (``EUR 610/h``, ``€255 an hour``, ``45.00/day``, ``0.12 per km``), the thing it
 counts (``120 units``, ``three orders``), and a hedge before it (``about 9.8
 tonnes``, ``a little over 2.1 tonnes``, ``just under two days``). Durations written
-in parts (``1 hour 15 minutes``) are one quantity.
+in parts (``1 hour 15 minutes``, ``23m 05s``) are one quantity, and so is a number
+written twice as contracts write it (``five (5) years``).
 
 :func:`same` says whether two quantities state the same amount: ``2.0 h`` and ``2
 hours``, ``1500 ms`` and ``1.5 s``, ``2.1 t`` and ``2100 kg``, ``8.5%`` and ``0.085``
@@ -51,6 +52,12 @@ QuantityKind = Literal["money", "percent", "measure", "count", "number"]
 Approximation = Literal["about", "over", "under"]
 
 _UNIT_WORD = re.compile(r"[\x20\u00a0\u202f]?-?(%|[°º][CF]|[A-Za-zµμ€£$¥₹]+(?:/[a-z]+)?)")
+_COMPACT_DURATION = re.compile(
+    r"(?<![\w.-])(?=\d{1,4}(?:\.\d{1,3})?[hms]\d)(?:(?P<h>\d{1,4})h)?(?:(?P<m>\d{1,4})m)?(?:(?P<s>\d{1,4}(?:\.\d{1,3})?)s)?(?![\w.])"
+)
+_SECONDS = {"h": Decimal(3600), "m": Decimal(60), "s": Decimal(1)}
+_OPENING = re.compile(r"\x20?\(\x20?")
+_CLOSING = re.compile(r"\x20?\)")
 _PER_CENT = re.compile(r"[\x20\u00a0]per[\x20\u00a0]cent\b|[\x20\u00a0]?percent\b", re.I)
 _RATE = re.compile(r"(?:\x20?/\x20?|\x20per\x20|\x20an?\x20|\x20each\x20)([A-Za-z]+)\b")
 _PERIOD_AFTER = re.compile(r"\x20(hourly|daily|nightly|weekly|monthly|yearly|annually)\b")
@@ -183,7 +190,8 @@ def find_quantities(
     found: list[Quantity] = []
     spans = sorted(skip)
     starts = [s for s, _ in spans]
-    for number in find_numbers(text, convention):
+    numbers = _undoubled(text, find_numbers(text, convention))
+    for number in numbers:
         k = bisect_right(starts, number.start) - 1
         if k >= 0 and number.start < spans[k][1]:
             continue  # inside a skipped span
@@ -193,7 +201,72 @@ def find_quantities(
         if found and quantity.start < found[-1].end:
             continue
         found.append(quantity)
-    return _joined_durations(text, found)
+    return _with_compact_durations(text, _joined_durations(text, found), spans)
+
+
+def _with_compact_durations(
+    text: str, found: list[Quantity], skip: Sequence[tuple[int, int]]
+) -> list[Quantity]:
+    """``found`` with the durations written as one token (``7m42s``, ``1h30m``, as Go
+    and many CI tools print them), whose digits read as parts of a name otherwise."""
+    extra: list[Quantity] = []
+    skip_starts = [a for a, _ in skip]
+    for match in _COMPACT_DURATION.finditer(text):
+        parts = [(match.group(u), u) for u in ("h", "m", "s") if match.group(u) is not None]
+        start, end = match.span()
+        if len(parts) < 2 or _overlaps(skip, skip_starts, start, end):
+            continue
+        unit = {"h": "hour", "m": "minute", "s": "second"}[parts[-1][1]]
+        seconds = sum(Decimal(v) * _SECONDS[u] for v, u in parts)
+        decimals = len(parts[-1][0].partition(".")[2])
+        extra.append(
+            Quantity(
+                start=start,
+                end=end,
+                text=match.group(0),
+                values=frozenset({seconds / _SECONDS[parts[-1][1]]}),
+                decimals=decimals,
+                kind="measure",
+                unit=unit,
+            )
+        )
+    if not extra:
+        return found
+    spans = [(e.start, e.end) for e in extra]
+    starts = [e.start for e in extra]
+    kept = [q for q in found if not _overlaps(spans, starts, q.start, q.end)]
+    return sorted([*kept, *extra], key=lambda q: q.start)
+
+
+def _overlaps(
+    spans: Sequence[tuple[int, int]], starts: Sequence[int], start: int, end: int
+) -> bool:
+    """Whether ``start:end`` overlaps one of ``spans`` (sorted, not overlapping each
+    other; ``starts`` their starts)."""
+    k = bisect_right(starts, start) - 1
+    return (k >= 0 and start < spans[k][1]) or (k + 1 < len(spans) and spans[k + 1][0] < end)
+
+
+def _undoubled(text: str, numbers: list[Number]) -> list[Number]:
+    """The numbers of ``text``, each written twice as contracts write them ("five
+    (5) years", "thirty (30) days") read as one number over both, so that the unit
+    after the bracket is its unit."""
+    out: list[Number] = []
+    for number in numbers:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and last.word
+            and not number.word
+            and last.values & number.values
+            and _OPENING.fullmatch(text, last.end, number.start)
+        ):
+            closing = _CLOSING.match(text, number.end)
+            if closing is not None:
+                out[-1] = replace(last, end=closing.end(), text=text[last.start : closing.end()])
+                continue
+        out.append(number)
+    return out
 
 
 def _read(text: str, number: Number) -> Quantity:
@@ -396,9 +469,10 @@ def _joined_durations(text: str, found: list[Quantity]) -> list[Quantity]:
 
 
 def _continues(text: str, head: Quantity, part: Quantity) -> bool:
-    if not (_is_time(head) and (_is_time(part) or part.word == "m")):
+    head_unit = _head_unit(head, part)
+    if head_unit is None or not (_is_time(part) or part.word == "m"):
         return False
-    bigger, smaller = measure(head.unit or ""), measure(part.unit or "minute")
+    bigger, smaller = measure(head_unit), measure(part.unit or "minute")
     if bigger is None or smaller is None or smaller.factor >= bigger.factor:
         return False
     between = text[head.end : part.start]
@@ -410,9 +484,19 @@ def _is_time(quantity: Quantity) -> bool:
     return quantity.unit in TIME_UNITS
 
 
+def _head_unit(head: Quantity, part: Quantity) -> str | None:
+    """The time unit of the first part of a duration: its own, or minutes for an
+    ``m`` that seconds follow (``23m 05s``), where it cannot be metres."""
+    if _is_time(head):
+        return head.unit
+    if head.word == "m" and part.unit == "second":
+        return "minute"
+    return None
+
+
 def _add_duration(text: str, head: Quantity, part: Quantity) -> Quantity:
     unit = part.unit or "minute"
-    head_measure, part_measure = measure(head.unit or ""), measure(unit)
+    head_measure, part_measure = measure(_head_unit(head, part) or ""), measure(unit)
     if head_measure is None or part_measure is None:
         return head
     ratio = head_measure.factor / part_measure.factor

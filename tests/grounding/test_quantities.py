@@ -53,6 +53,64 @@ def test_durations_written_in_parts_are_one_quantity() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "written", "seconds"),
+    [
+        ("| ci-02 | integration | 23m 05s | failed |", "23m 05s", 1385),
+        ("lint finished in 7m 42s", "7m 42s", 462),
+    ],
+)
+def test_an_m_that_seconds_follow_is_minutes(text: str, written: str, seconds: int) -> None:
+    quantity = _one(text)
+    assert quantity.text == written
+    assert quantity.values == {Decimal(seconds)} and quantity.unit == "second"
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "unit", "value"),
+    [
+        ("lint finished in 7m42s", "7m42s", "second", 462),
+        ("job took 1h2m3s", "1h2m3s", "second", 3723),
+        ("uptime 1h30m", "1h30m", "minute", 90),
+        ("step 2 ran 1m2.5s", "1m2.5s", "second", Decimal("62.5")),
+    ],
+)
+def test_a_duration_written_as_one_token_is_read(
+    text: str, written: str, unit: str, value: Decimal
+) -> None:
+    quantity = find_quantities(text)[-1]
+    assert (quantity.text, quantity.unit, quantity.values) == (written, unit, {Decimal(value)})
+
+
+def test_a_token_of_one_part_or_inside_a_name_is_no_compact_duration() -> None:
+    assert [q.text for q in find_quantities("commit 3f9a2 and build-7m42s")] == []
+
+
+def test_an_m_alone_stays_unread() -> None:
+    # Metres or minutes: nothing says which.
+    quantities = find_quantities("the 5m cable, 10s later")
+    assert [(q.text, q.unit) for q in quantities] == [("5m", None), ("10s", "second")]
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "unit", "value"),
+    [
+        ("Term: five (5) years from 1 July 2025.", "five (5) years", "year", 5),
+        ("on not less than thirty (30) days' notice", "thirty (30) days", "day", 30),
+        ("a fee of twelve ( 12 ) percent", "twelve ( 12 ) percent", "percent", 12),
+    ],
+)
+def test_a_number_written_twice_as_contracts_write_it_is_one_quantity(
+    text: str, written: str, unit: str, value: int
+) -> None:
+    quantity = find_quantities(text)[0]
+    assert (quantity.text, quantity.unit, quantity.values) == (written, unit, {Decimal(value)})
+
+
+def test_a_number_written_twice_differently_stays_two_numbers() -> None:
+    assert [q.text for q in find_quantities("five (6) years")] == ["five", "6"]
+
+
+@pytest.mark.parametrize(
     ("text", "unit"),
     [
         ("It costs EUR 40 per month now.", "EUR / month"),
