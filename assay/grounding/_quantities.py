@@ -56,6 +56,9 @@ _COMPACT_DURATION = re.compile(
     r"(?<![\w.-])(?=\d{1,4}(?:\.\d{1,3})?[hms]\d)(?:(?P<h>\d{1,4})h)?(?:(?P<m>\d{1,4})m)?(?:(?P<s>\d{1,4}(?:\.\d{1,3})?)s)?(?![\w.])"
 )
 _SECONDS = {"h": Decimal(3600), "m": Decimal(60), "s": Decimal(1)}
+#: Units that only count (requests), so that a rate of them may be read as a rate
+#: of what the evidence leaves unnamed.
+_COUNTED = frozenset({"request"})
 _OPENING = re.compile(r"\x20?\(\x20?")
 _CLOSING = re.compile(r"\x20?\)")
 _PER_CENT = re.compile(r"[\x20\u00a0]per[\x20\u00a0]cent\b|[\x20\u00a0]?percent\b", re.I)
@@ -571,6 +574,7 @@ def supports(evidence: Quantity, claim: Quantity, *, units: Iterable[str] = ()) 
     readings = [evidence]
     if evidence.kind == "number":
         readings += [_as(evidence, unit) for unit in units]
+    claim = _counted_rate(claim, readings)
     if claim.kind == "number":
         return any(bool(r.values & claim.values) for r in readings) or any(
             _percent_and_fraction(r, claim) for r in readings
@@ -584,6 +588,16 @@ def supports(evidence: Quantity, claim: Quantity, *, units: Iterable[str] = ()) 
         if same(reading, target) or (claim.approximation and _rounds_to(reading, claim)):
             return True
     return False
+
+
+def _counted_rate(claim: Quantity, readings: Sequence[Quantity]) -> Quantity:
+    """The claim's ``600 requests per minute`` read as ``600 per minute`` where the
+    evidence states a rate of nothing named (``per_minute: 600``): what is counted
+    is the claim's word; the value and its period must be the evidence's."""
+    head, _, period = (claim.unit or "").partition(" / ")
+    if head not in _COUNTED or not any((r.unit or "").startswith("/ ") for r in readings):
+        return claim
+    return replace(claim, unit=f"/ {period}")  # compared in any period: 10/s is 600/min
 
 
 def _as(number: Quantity, unit: str) -> Quantity:

@@ -375,14 +375,22 @@ def unit_of(spelling: str) -> str | None:
 def key_unit(key: str) -> str | None:
     """The unit a field or column name ends with: ``voltage_mv`` → millivolts,
     ``flow_l_per_s`` → litres per second, ``price_gbp`` → GBP, ``rent_monthly`` →
-    per month (``/month``), ``fuel_surcharge_pct`` → percent, ``temp_c`` → degrees
-    Celsius."""
+    per month (``/month``), ``requests_per_minute`` and ``per_minute`` → per minute,
+    ``fuel_surcharge_pct`` → percent, ``temp_c`` → degrees Celsius."""
     parts = [p for p in _split_key(key) if p]
     if not parts:
         return None
-    if len(parts) >= 3 and parts[-2] == "per":
-        head, tail = _KEY_UNITS.get(parts[-3]), _KEY_UNITS.get(parts[-1])
-        return f"{head} / {tail}" if head and tail else None
+    if len(parts) >= 2 and parts[-2] == "per":
+        head = _KEY_UNITS.get(parts[-3]) if len(parts) >= 3 else None
+        tail = _KEY_UNITS.get(parts[-1])
+        if head and tail:
+            return f"{head} / {tail}"
+        period = period_of(parts[-1])
+        if period is None:
+            return None
+        # ``price_eur_per_day``: an amount per period; ``per_minute``,
+        # ``errors_per_hour``: a count of what the field names, per period.
+        return f"{head} / {period}" if head is not None else f"/ {period}"
     last = parts[-1]
     if last in ("pct", "percent"):
         return "percent"

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from assay.grounding import check_values
+from assay.grounding import check_values, view_of
 from assay.grounding._quantities import Quantity, find_quantities, same, supports
 
 
@@ -329,3 +329,22 @@ def test_a_word_of_decrease_reads_the_change_as_negative(
 def test_a_temperature_field_lends_its_scale(claim: str, found: bool) -> None:
     evidence = json.dumps({"sensor": "t2", "temp_c": 21, "ambient_temp_f": 70, "grade_c": 4})
     assert [c.status == "found" for c in check_values(claim, [evidence])] == [found]
+
+
+@pytest.mark.parametrize(
+    ("claim", "found"),
+    [
+        ("The limit is 600 requests per minute.", True),
+        ("The limit is 600 requests a minute.", True),
+        ("The limit is 10 requests per second.", True),  # the same rate
+        ("The limit is 600 per minute.", True),
+        ("The limit is 600 requests per hour.", False),  # another period
+        ("The limit is 11 requests per second.", False),
+        ("Storage costs EUR 45 per day.", True),
+        ("Storage costs EUR 45 per hour.", False),
+        ("Storage costs EUR 45.", False),  # a rate is no one-off amount
+    ],
+)
+def test_a_field_named_per_a_period_makes_its_value_a_rate(claim: str, found: bool) -> None:
+    evidence = json.dumps({"limits": {"per_minute": 600, "burst": 50}, "storage_eur_per_day": 45})
+    assert [c.status == "found" for c in check_values(claim, [view_of(evidence).text])] == [found]
