@@ -6,12 +6,15 @@ A negation word does not always negate what its sentence says, and contracts,
 policies and terms are written in exactly those forms:
 
 - a bound: "no more than 6 credits", "no later than 21 days", "shall not exceed
-  EUR 250,000" state a limit, the same as "at most", "within" or "capped at". A bound
-  is read as a negation only when the other statement uses its word ("may exceed",
-  "more than 6"), where the two are about that very comparison. A comparative that
-  follows an amount states a difference, not the comparison ("9 credits, 3 more
-  than the 6 that may count" measures the excess over the bound; it does not
-  deny it);
+  EUR 250,000" state a limit, the same as "at most", "capped at" or "a maximum of"
+  (and "at least" or "a minimum of" from below). A bound is no negation: it is the
+  opposite only of a statement that goes past it, in its direction and at its value
+  ("may exceed EUR 250,000", "more than 6 credits", "later than 21 days"); past
+  "capped at EUR 380" only what is allowed goes ("may exceed EUR 380"), since "line
+  4 exceeds the EUR 380 cap" reports a breach, not a different cap. A
+  comparative that follows an amount states a difference, not the comparison ("9
+  credits, 3 more than the 6 that may count" measures the excess over the bound; it
+  does not deny it);
 - "not only ... but also" adds, it does not deny;
 - a double negative within one clause ("may not assign without consent") is a
   requirement: it agrees with "needs consent to assign" and contradicts "may
@@ -27,7 +30,9 @@ last no longer than 21 days without director approval", whatever "without" does.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 
 from assay.grounding import find_numbers
 from assay.verifier._text import word_stems
@@ -40,20 +45,40 @@ NEGATION_STEMS = frozenset(
 )
 
 _CONTRACTED = re.compile(r"\b(?:can(?:not|['\u2019]t)|(\w+)n['\u2019]t)\b", re.IGNORECASE)
-_BOUND = re.compile(
-    r"\b(?:no|not)\s+(?P<comparative>more|less|fewer|later|earlier|sooner|greater|higher"
-    r"|lower|longer|shorter)\s+than\b"
-    r"|\bnot\s+(?:to\s+)?(?P<verb>exceed(?:s|ing|ed)?)\b",
+#: A comparison: a bound ("no more than", "not to exceed", "capped at", "at least") or
+#: a statement that goes past one ("more than", "exceeds").
+_COMPARISON = re.compile(
+    r"\b(?P<negation>(?:no|not)\s+(?:to\s+)?)?"
+    r"(?:(?P<comparative>more|greater|higher|larger|less|fewer|lower|smaller|later|earlier"
+    r"|sooner|longer|shorter)\s+than|(?P<exceed>exceed(?:s|ed|ing)?))\b"
+    r"|\b(?P<upper>capped\s+at|at\s+most|(?:a\s+)?maximum\s+of|limited\s+to)\b"
+    r"|\b(?P<lower>at\s+least|(?:a\s+)?minimum\s+of)\b",
     re.IGNORECASE,
 )
-_COMPARATIVE = re.compile(
-    r"\b(?:more|less|fewer|later|earlier|sooner|greater|higher|lower|longer|shorter)\s+than\b",
-    re.IGNORECASE,
-)
+#: The direction each comparative word limits or goes past.
+_DIRECTION = {
+    "more": "up",
+    "greater": "up",
+    "higher": "up",
+    "larger": "up",
+    "exceed": "up",
+    "less": "down",
+    "fewer": "down",
+    "lower": "down",
+    "smaller": "down",
+    "later": "later",
+    "earlier": "earlier",
+    "sooner": "earlier",
+    "longer": "longer",
+    "shorter": "shorter",
+}
 #: How far before a comparative an amount may end and still be the difference it
 #: states: one word between them at most ("3 more than", "two days later than",
 #: "EUR 20,000 less than").
 _DIFFERENCE_GAP = re.compile(r"^[\s%]*(?:[^\W\d]+\s+)?$")
+#: How far after a comparison its value may start ("more than EUR 250,000", "at most
+#: the 6 credits").
+_VALUE_WITHIN = 24
 _NEGATED_PHRASE = re.compile(
     r"\b(?:no|not|never|none|without|neither|nor|nothing|nobody|nowhere)\s+(?P<rest>\w+)",
     re.IGNORECASE,
@@ -62,17 +87,38 @@ _NOT_ONLY = re.compile(r"\bnot\s+only\b", re.IGNORECASE)
 _DOUBLE_NEGATIVE = re.compile(r"\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithout\b", re.IGNORECASE)
 
 
+#: Words that make going past a value a statement about what is allowed ("may
+#: exceed"), as a bound is, rather than about what happened ("exceeds the cap").
+_MODAL = re.compile(
+    r"\b(?:may|can|could|might|allowed\s+to|permitted\s+to)(?:\s+\w+){0,2}\s*$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Comparison:
+    direction: str
+    bound: bool  # a limit ("no more than"), else going past one ("more than")
+    values: frozenset[Decimal]  # of the value it compares with
+    #: A bound without a negation word ("capped at"); going past a value with a
+    #: modal before it ("may exceed").
+    positive: bool = False
+    modal: bool = False
+
+
 def negated(text: str, *, other: str = "") -> bool:
     """Whether ``text`` is negated, read beside ``other`` (the statement it is
-    compared with, whose words decide whether a bound in ``text`` counts)."""
+    compared with): a bound in ``text`` counts as a negation only where ``other``
+    goes past it."""
     a, b = _unshared(_plain(text), _plain(other))
-    return _negated(a, _compared(b))
+    return _negated(a) or _passed(_comparisons(a), _comparisons(b))
 
 
 def opposite_polarity(first: str, second: str) -> bool:
-    """Whether exactly one of two statements is negated."""
+    """Whether exactly one of two statements is negated, or one goes past a bound
+    the other sets."""
     a, b = _unshared(_plain(first), _plain(second))
-    return _negated(a, _compared(b)) != _negated(b, _compared(a))
+    ca, cb = _comparisons(a), _comparisons(b)
+    return _passed(ca, cb) or _passed(cb, ca) or _negated(a) != _negated(b)
 
 
 def _unshared(first: str, second: str) -> tuple[str, str]:
@@ -96,22 +142,55 @@ def _phrase(match: re.Match[str]) -> str:
     return " ".join(match.group(0).lower().split())
 
 
-def _compared(plain: str) -> set[str]:
-    """The word stems of a statement that a bound in the other one is read beside:
-    all of them, less each comparative that states a difference ("3 more than")."""
-    return set(word_stems(_COMPARATIVE.sub(_unless_difference(plain), plain)))
+def _comparisons(plain: str) -> list[_Comparison]:
+    """The bounds of a statement and what goes past one, each with the value it
+    compares with; a comparative that states a difference ("3 more than") is
+    neither."""
+    numbers = find_numbers(plain)
+    found: list[_Comparison] = []
+    for match in _COMPARISON.finditer(plain):
+        word = match.group("comparative") or match.group("exceed")
+        if word is not None:
+            direction = _DIRECTION["exceed" if word.lower().startswith("exceed") else word.lower()]
+            bound = match.group("negation") is not None
+            if not bound and any(
+                n.end <= match.start() and _DIFFERENCE_GAP.match(plain[n.end : match.start()])
+                for n in numbers
+            ):
+                continue  # a difference, not a comparison
+        else:
+            direction, bound = ("up" if match.group("upper") else "down"), True
+        value = next(
+            (n for n in numbers if match.end() <= n.start <= match.end() + _VALUE_WITHIN), None
+        )
+        if value is not None:
+            found.append(
+                _Comparison(
+                    direction=direction,
+                    bound=bound,
+                    values=value.values,
+                    positive=word is None,
+                    modal=_MODAL.search(plain, max(0, match.start() - 40), match.start())
+                    is not None,
+                )
+            )
+    return found
 
 
-def _unless_difference(plain: str) -> Callable[[re.Match[str]], str]:
-    """A substitution that blanks a comparative an amount stands right before."""
-    ends = [number.end for number in find_numbers(plain)]
-
-    def blank(match: re.Match[str]) -> str:
-        start = match.start()
-        stated = any(end <= start and _DIFFERENCE_GAP.match(plain[end:start]) for end in ends)
-        return " " if stated else match.group(0)
-
-    return blank
+def _passed(bounds: Sequence[_Comparison], others: Sequence[_Comparison]) -> bool:
+    """Whether one of ``others`` goes past one of the bounds, in its direction and
+    at its value. Past a bound without a negation word ("capped at EUR 380") only
+    a statement of what is allowed goes ("may exceed EUR 380"): "line 4 exceeds the
+    EUR 380 cap" reports a breach of the cap, it does not deny it."""
+    return any(
+        b.bound
+        and not o.bound
+        and b.direction == o.direction
+        and bool(b.values & o.values)
+        and (o.modal or not b.positive)
+        for b in bounds
+        for o in others
+    )
 
 
 def _plain(text: str) -> str:
@@ -119,15 +198,10 @@ def _plain(text: str) -> str:
     return _CONTRACTED.sub(_expand, text)
 
 
-def _negated(plain: str, compared: set[str]) -> bool:
-    """:func:`negated` of a text already written out, beside the word stems of the
-    other statement."""
-
-    def bound(match: re.Match[str]) -> str:
-        head = match.group("comparative") or match.group("verb")
-        return match.group(0) if set(word_stems(head)) & compared else " "
-
-    kept = _BOUND.sub(bound, plain)
+def _negated(plain: str) -> bool:
+    """Whether a text already written out negates what it says: a negation word
+    outside its comparisons, "not only" and double negatives."""
+    kept = _COMPARISON.sub(" ", plain)
     kept = _NOT_ONLY.sub(" ", kept)
     kept = _DOUBLE_NEGATIVE.sub(lambda m: f" {m.group('between')} ", kept)
     return any(w in NEGATION_STEMS for w in word_stems(kept))

@@ -51,6 +51,15 @@ OPPOSITE = [
         "Refunds are paid no later than 14 days after the return.",
         "For 2 items, refunds are paid later than 14 days after the return.",
     ),
+    # A bound without a negation word: going past it at its value is the opposite.
+    (
+        "The service charge is capped at 12.5% of the annual rent.",
+        "The service charge may exceed 12.5% of the annual rent.",
+    ),
+    (
+        "Applicants need at least 40 credits at the 3000 level.",
+        "Applicants may have fewer than 40 credits at the 3000 level.",
+    ),
     # A negated phrase both write decides nothing: the bound still does.
     (
         "A single trip may last no longer than 21 days without director approval.",
@@ -98,6 +107,22 @@ SAME = [
     ),
     # Both negated.
     ("The build did not pass on main.", "The build didn't pass on main."),
+    # A bound written two ways.
+    (
+        "The service charge is capped at 12.5% of the annual rent.",
+        "The service charge cannot exceed 12.5% of the annual rent.",
+    ),
+    (
+        "Notice must be given at least six months before the break date.",
+        "Notice must be given no less than six months before the break date.",
+    ),
+    # Going past a cap in fact reports a breach of it; it does not deny it.
+    (
+        "Partners are capped at EUR 380 per hour.",
+        "Line 4 bills a partner at EUR 410 per hour, which exceeds the EUR 380 cap.",
+    ),
+    # Going past another value than the bound's is no opposite of it.
+    ("Fees are capped at EUR 5,000 per month.", "Fees exceed EUR 4,000 per month."),
     # The same negated phrase in both.
     (
         "Hotel costs may not exceed EUR 160 per night without prior approval.",
