@@ -34,6 +34,7 @@ from assay.verifier._deterministic import (
     states_another_value,
     verbatim,
 )
+from assay.verifier._direction import direction_conflict
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
 from assay.verifier._slots import bind
@@ -301,7 +302,9 @@ class LedgerVerifier:
             stated = " ".join(f"{describe_computation(c)}." for c in settled.computations)
             readings = [replace(r, text=f"{r.text}\n{stated}") for r in readings]
         for entry, reading in zip(cited, readings, strict=True):
-            span = polarity_conflict(reading.text, prop.text)
+            span = polarity_conflict(reading.text, prop.text) or direction_conflict(
+                reading.text, prop.text
+            )
             if span is not None:
                 stored = reading.to_stored(*span)
                 return _Outcome(
