@@ -18,6 +18,7 @@ stored text with the view's ``to_stored``.
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -37,6 +38,7 @@ _PATH_LINE = re.compile(
 _KEY_VALUE = re.compile(r"(?:(?<=[\s,{(])|^)([A-Za-z_][\w-]{0,40})\s*[=:]\s*\"?$")
 _INDEX = re.compile(r"\[\d+\]")
 _CODE_WORD = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
+_RULE = re.compile(r"[\x20\t]*[|+]?(?:[\x20\t]*:?-{3,}:?[\x20\t]*[|+]?)+[\x20\t]*")
 _COLUMNS = re.compile(r"\S+(?:\x20\S+)*")
 # A currency sign counts where it is written with a number (a shell's ``$`` is not).
 _SIGN_BY_DIGIT = re.compile(r"([€£$¥₹])\x20?[-\d]|\d\x20?([€£$¥₹])")
@@ -218,18 +220,24 @@ _Row = tuple[int, list[tuple[int, tuple[int, int]]]]
 
 
 def _tables(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[list[str], list[_Row]]]:
-    """Each CSV block or spaced table (three columns or more, two rows or more):
-    its columns' names and each row's cells as ``(column, (start, end))``. A first
-    line without digits is the header; a table without one names its columns by
-    position (``#0``, ``#1``…)."""
+    """Each CSV block, spaced table or table between pipes (three columns or more,
+    two rows or more): its columns' names and each row's cells as ``(column, (start,
+    end))``, a row numbered by its line. A first line without digits is the header;
+    a table without one names its columns by position (``#0``, ``#1``…). A rule under
+    a header or round a table (``|---|---|``, ``----+----``) is no row."""
+    numbered = [
+        (n, line)
+        for n, line in enumerate(lines[:_MAX_TABLE_LINES])
+        if not _RULE.fullmatch(text, *line)
+    ]
     k = 0
-    limit = min(len(lines), _MAX_TABLE_LINES)
-    while k < limit:
-        first = _cells(text, *lines[k])
+    while k < len(numbered):
+        first = _cells(text, *numbered[k][1])
         j = k + 1
-        while j < limit and len(first) >= 3:
-            if len(_cells(text, *lines[j])) != len(first) or _is_csv(text, lines[k]) != _is_csv(
-                text, lines[j]
+        while j < len(numbered) and len(first) >= 3:
+            line = numbered[j][1]
+            if len(_cells(text, *line)) != len(first) or _is_csv(text, numbered[k][1]) != _is_csv(
+                text, line
             ):
                 break
             j += 1
@@ -239,18 +247,36 @@ def _tables(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[list[str]
         names = [text[s:e] for s, e in first]
         headed = not any(c.isdigit() for name in names for c in name)
         start = k + 1 if headed else k
-        rows = [(r, list(enumerate(_cells(text, *lines[r])))) for r in range(start, j)]
+        rows = [(n, list(enumerate(_cells(text, *line)))) for n, line in numbered[start:j]]
         yield (names if headed else [f"#{c}" for c in range(len(first))]), rows
         k = j
 
 
+def _piped_cells(line: str, start: int) -> list[tuple[int, int]]:
+    """The cells of a row written between pipes (Markdown, ``psql``, MySQL): each
+    cell's text without its padding; the empty cells outside a leading or trailing
+    pipe are no cells."""
+    bounds = [-1, *(i for i, c in enumerate(line) if c == "|"), len(line)]
+    cells: list[tuple[int, int]] = []
+    for a, b in itertools.pairwise(bounds):
+        piece = line[a + 1 : b]
+        stripped = piece.strip()
+        if not stripped and (a == -1 or b == len(line)):
+            continue
+        left = a + 1 + (len(piece) - len(piece.lstrip()))
+        cells.append((start + left, start + left + len(stripped)))
+    return cells
+
+
 def _is_csv(text: str, line: tuple[int, int]) -> bool:
     row = text[line[0] : line[1]]
-    return row.count(",") >= 2 and "  " not in row.strip()
+    return row.count(",") >= 2 and "  " not in row.strip() and row.count("|") < 2
 
 
 def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
     line = text[start:end]
+    if line.count("|") >= 2:
+        return _piped_cells(line, start)
     if _is_csv(text, (start, end)):
         spans: list[tuple[int, int]] = []
         at = start

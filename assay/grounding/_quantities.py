@@ -145,9 +145,19 @@ _LOWER = re.compile(
 )
 #: Prefixes of ``$`` that name the dollar (``CA$``, ``US$``) and codes before it
 #: (``USD $1,200``).
-_DOLLAR_PREFIXES = {"US": "USD", "CA": "CAD", "AU": "AUD", "NZ": "NZD", "HK": "HKD", "SG": "SGD"}
+_DOLLAR_PREFIXES = {
+    "US": "USD",
+    "CA": "CAD",
+    "C": "CAD",
+    "AU": "AUD",
+    "A": "AUD",
+    "NZ": "NZD",
+    "HK": "HKD",
+    "SG": "SGD",
+    "S": "SGD",
+}
 _DOLLAR_CODE_BEFORE = re.compile(
-    r"(?<![A-Za-z])(?:(US|CA|AU|NZ|HK|SG)|(USD|CAD|AUD|NZD|HKD|SGD|MXN)\x20?)$"
+    r"(?<![A-Za-z])(?:(US|CA|C|AU|A|NZ|HK|SG|S)|(USD|CAD|AUD|NZD|HKD|SGD|MXN)\x20?)$"
 )
 _DOLLAR_CODE_AFTER = re.compile(r"[\x20\u00a0]?(?:\(([A-Z]{3})\)|([A-Z]{3}))(?![A-Za-z])")
 

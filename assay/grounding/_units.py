@@ -332,10 +332,9 @@ _KEY_UNITS: dict[str, str] = {
     "ma": "milliampere",
     "l": "litre",
     "ml": "millilitre",
-    "eur": "EUR",
-    "gbp": "GBP",
-    "usd": "USD",
-    "chf": "CHF",
+    # Every currency code of the registry (``price_eur``, ``revenue_aud``); none is
+    # an English word, as ``ALL`` or ``TRY`` would be.
+    **{code.lower(): code for code in CURRENCY_CODES},
     "celsius": "degree_celsius",
     "degc": "degree_celsius",
     "fahrenheit": "degree_fahrenheit",

@@ -270,13 +270,18 @@ def test_a_dash_between_two_amounts_is_no_minus() -> None:
         ("USD $1,200", "USD", 1200),
         ("$12 USD", "USD", 12),
         ("$12 (CAD)", "CAD", 12),
+        ("A$412,930.50", "AUD", Decimal("412930.50")),
+        ("C$12", "CAD", 12),
+        ("S$ 40", "SGD", 40),
         # What does not name a dollar leaves the sign as any dollar.
         ("the CA $12", "dollar", 12),
         ("$12 (EUR)", "dollar", 12),
         ("$12 USDC", "dollar", 12),
     ],
 )
-def test_a_code_beside_the_dollar_sign_says_which_dollar(text: str, unit: str, value: int) -> None:
+def test_a_code_beside_the_dollar_sign_says_which_dollar(
+    text: str, unit: str, value: int | Decimal
+) -> None:
     quantity = find_quantities(text)[-1]
     assert (quantity.unit, quantity.values) == (unit, frozenset({Decimal(value)}))
 
@@ -348,3 +353,39 @@ def test_a_temperature_field_lends_its_scale(claim: str, found: bool) -> None:
 def test_a_field_named_per_a_period_makes_its_value_a_rate(claim: str, found: bool) -> None:
     evidence = json.dumps({"limits": {"per_minute": 600, "burst": 50}, "storage_eur_per_day": 45})
     assert [c.status == "found" for c in check_values(claim, [view_of(evidence).text])] == [found]
+
+
+PSQL = """analytics=> SELECT region, orders, revenue_aud FROM q1_sales ORDER BY revenue_aud DESC;
+ region | orders | revenue_aud
+--------+--------+-------------
+ NSW    |   1824 |   412,930.50
+ VIC    |   1507 |   366,118.00
+(2 rows)"""
+MARKDOWN = """| SKU | on_hand | price_eur |
+|-----|--------:|----------:|
+| BT-105 | 120 | 4.50 |
+| BT-106 | 95 | 3.20 |"""
+MYSQL = """+--------+--------+-----------+
+| region | orders | total_gbp |
++--------+--------+-----------+
+| North  |    412 |  1,204.50 |
+| South  |    388 |    998.00 |
++--------+--------+-----------+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "table", "found"),
+    [
+        ("VIC brought in AUD 366,118 from 1,507 orders.", PSQL, [True, True]),
+        ("NSW took A$412,930.50.", PSQL, [True]),
+        ("NSW took US$412,930.50.", PSQL, [False]),  # the column names the dollar
+        ("BT-105 costs €4.50.", MARKDOWN, [True]),
+        ("BT-105 costs £4.50.", MARKDOWN, [False]),
+        ("North took £1,204.50 from 412 orders.", MYSQL, [True, True]),
+        ("North took EUR 1,204.50.", MYSQL, [False]),
+    ],
+)
+def test_a_table_between_pipes_lends_its_columns_units(
+    claim: str, table: str, found: list[bool]
+) -> None:
+    assert [c.status == "found" for c in check_values(claim, [view_of(table).text])] == found
