@@ -41,7 +41,10 @@ from assay.grounding._dates import (
 )
 from assay.grounding._evidence import (
     EvidenceIndex,
+    Table,
+    TableRow,
     Value,
+    find_tables,
     index_evidence,
 )
 from assay.grounding._numbers import (
@@ -102,6 +105,8 @@ __all__ = [
     "Operation",
     "Quantity",
     "QuantityKind",
+    "Table",
+    "TableRow",
     "Value",
     "ValueCheck",
     "ViewLine",
@@ -117,6 +122,7 @@ __all__ = [
     "find_dates",
     "find_numbers",
     "find_quantities",
+    "find_tables",
     "index_evidence",
     "measure",
     "occurrence_of",

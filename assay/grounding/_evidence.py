@@ -93,6 +93,37 @@ class EvidenceIndex:
         return self.text
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TableRow:
+    """One row of a table in a text: its line's span and each cell's span."""
+
+    span: tuple[int, int]
+    cells: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Table:
+    """A table of a text (CSV, spaced columns or cells between pipes): its column
+    names (``#0``, ``#1``… where it has no header) and its rows."""
+
+    columns: tuple[str, ...]
+    rows: tuple[TableRow, ...]
+
+
+def find_tables(text: str) -> list[Table]:
+    """The tables of ``text``, read as the value checks read them."""
+    lines = list(_lines(text))
+    return [
+        Table(
+            columns=tuple(header),
+            rows=tuple(
+                TableRow(span=lines[n], cells=tuple(span for _, span in cells)) for n, cells in rows
+            ),
+        )
+        for header, rows in _tables(text, lines)
+    ]
+
+
 def index_evidence(stored: str) -> EvidenceIndex:
     """The values, dates and records of one evidence text."""
     text = view_of(stored).text if stored.lstrip()[:1] in ("{", "[") else stored

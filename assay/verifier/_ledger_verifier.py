@@ -37,6 +37,7 @@ from assay.verifier._deterministic import (
 from assay.verifier._direction import direction_conflict
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
+from assay.verifier._rows import row_mismatch
 from assay.verifier._slots import bind
 from assay.verifier._standin import polarity_conflict
 from assay.verifier._text import coverage, missing_numbers
@@ -280,11 +281,16 @@ class LedgerVerifier:
                 model=DETERMINISTIC_MODEL,
                 reason="stated verbatim in the cited evidence",
             )
-        settled = deterministic_gaps(prop.text, [view_of(e.text).text for e in cited])
+        views = [view_of(e.text).text for e in cited]
+        settled = deterministic_gaps(prop.text, views)
         if settled.miscalculation is not None:
             return _miscalculated(settled.gaps[0], settled.miscalculation, cited)
         if settled.gaps:
             return _missing(describe_gaps(settled.gaps, cited, run_evidence.entries), 0.0)
+        for k, view in enumerate(views):
+            wrong_row = row_mismatch(view, prop.text, [*views[:k], *views[k + 1 :]])
+            if wrong_row is not None:
+                return _missing(f"{cited[k].id}: {wrong_row}", 0.0)
         computed = tuple(_computation_record(c, cited) for c in settled.computations)
         readings = [read(e.text, prop.text) for e in cited]
         if prop.args:

@@ -1,0 +1,101 @@
+"""Rows: a proposition that names one row of a table must take its values and its
+row-specific words from that row ("QLD had 1,507 orders" where 1,507 is VIC's);
+one that names two rows, or says a row is not something, is left to the model.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assay import ControlPlane
+from assay.grounding import view_of
+from assay.verifier import LexicalNLI
+from assay.verifier._rows import row_mismatch
+
+SALES = """analytics=> SELECT region, orders, revenue_aud FROM q1_sales;
+ region | orders | revenue_aud
+--------+--------+-------------
+ NSW    |   1824 |   412,930.50
+ VIC    |   1507 |   366,118.00
+ QLD    |    992 |   201,447.25
+(3 rows)"""
+TIMETABLE = """Service 4412  Sydney Central dep 07:45  -> Newcastle Interchange arr 10:22
+Service 4418  Sydney Central dep 09:15  -> Newcastle Interchange arr 11:54 (replacement buses)
+Service 4420  Sydney Central dep 10:45  -> cancelled"""
+PODS = """NAME                           READY   STATUS             RESTARTS   NODE
+payments-api-7d9f8c6b5d-2xkqp  2/2     Running            0          node-a3
+payments-api-7d9f8c6b5d-tl8wc  1/2     CrashLoopBackOff   14         node-a2
+payments-api-7d9f8c6b5d-q8r2z  2/2     Running            0          node-b1"""
+
+
+@pytest.mark.parametrize(
+    ("table", "claim", "named"),
+    [
+        (SALES, "QLD had 1,507 orders in Q1.", "1,507 orders"),
+        (SALES, "QLD brought in A$366,118.", "A$366,118"),
+        (TIMETABLE, "Service 4412 arrives in Newcastle at 11:54.", "11:54"),
+        (PODS, "payments-api-7d9f8c6b5d-tl8wc runs on node-a3.", "node-a3"),
+    ],
+)
+def test_a_value_or_word_of_another_row_is_bound_to_the_wrong_row(
+    table: str, claim: str, named: str
+) -> None:
+    reason = row_mismatch(view_of(table).text, claim)
+    assert reason is not None and f"“{named}”" in reason
+
+
+@pytest.mark.parametrize(
+    ("table", "claim"),
+    [
+        (SALES, "VIC brought in AUD 366,118 from 1,507 orders."),
+        (SALES, "NSW had 1,824 orders and A$412,930.50 in revenue."),
+        # Two rows named: a comparison.
+        (SALES, "QLD had 992 orders, 515 fewer than VIC's 1,507."),
+        (TIMETABLE, "Service 4418 runs with replacement buses and arrives at 11:54."),
+        (TIMETABLE, "The 10:45 service 4420 is cancelled."),
+        # A negated claim about another row's identifier.
+        (PODS, "payments-api-7d9f8c6b5d-tl8wc does not run on node-a3."),
+        # A plain word other rows share is no identifier of theirs.
+        (PODS, "payments-api-7d9f8c6b5d-tl8wc runs on node-a2."),
+        (TIMETABLE, "Service 4418 is cancelled."),
+        # A word the header writes is about every row.
+        (SALES, "QLD had the fewest orders."),
+        # No row named.
+        (SALES, "One region had 1,507 orders."),
+    ],
+)
+def test_a_claim_about_its_own_row_or_about_several_is_left_alone(table: str, claim: str) -> None:
+    assert row_mismatch(view_of(table).text, claim) is None
+
+
+def test_another_cited_entry_may_state_what_the_row_does_not() -> None:
+    claim = "QLD had 1,507 orders in Q1."
+    correction = "Correction: QLD had 1,507 orders in Q1, not 992."
+    assert row_mismatch(view_of(SALES).text, claim, [correction]) is None
+
+
+def test_the_verifier_refuses_a_value_from_another_row_without_the_model(db_url: str) -> None:
+    with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
+        run = cp.ledger.start_run()
+        entry = cp.ledger.append(run, kind="tool_output", source="tool:psql", content=SALES)
+        text = "QLD had 1,507 orders in Q1."
+        verified = cp.verifier.verify(
+            run,
+            {
+                "run_id": run,
+                "from_agent": "analyst",
+                "status": "ok",
+                "claims": [
+                    {
+                        "id": "c0",
+                        "type": "Assertion",
+                        "text": text,
+                        "confidence": 0.9,
+                        "propositions": [{"id": "c0.p", "text": text, "ledger_ids": [entry.id]}],
+                    }
+                ],
+            },
+        )
+        (missing,) = verified.unsupported
+        assert "“1,507 orders” is not in the row it names" in missing.missing_evidence
+        assert "QLD | 992 | 201,447.25" in missing.missing_evidence
