@@ -287,8 +287,9 @@ class LedgerVerifier:
             return _miscalculated(settled.gaps[0], settled.miscalculation, cited)
         if settled.gaps:
             return _missing(describe_gaps(settled.gaps, cited, run_evidence.entries), 0.0)
-        for k, view in enumerate(views):
-            wrong_row = row_mismatch(view, prop.text, [*views[:k], *views[k + 1 :]])
+        # A typed proposition's slots are bound record by record below instead.
+        for k in range(len(cited)) if not prop.args else ():
+            wrong_row = row_mismatch(cited[k].text, prop.text, [*views[:k], *views[k + 1 :]])
             if wrong_row is not None:
                 return _missing(f"{cited[k].id}: {wrong_row}", 0.0)
         computed = tuple(_computation_record(c, cited) for c in settled.computations)

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from assay.grounding import Table, check_values, find_tables
+from assay.grounding import Table, TableRow, check_values, find_tables, view_of
 from assay.verifier._polarity import negated
 
 __all__ = ["row_mismatch"]
@@ -32,12 +32,13 @@ _DIGIT = re.compile(r"\d")
 _BLANKED = re.compile(r"[A-Za-z0-9]")
 
 
-def row_mismatch(text: str, claim: str, others: Sequence[str] = ()) -> str | None:
-    """Why ``claim`` binds a value or word to the wrong row of a table of ``text``
-    (the view of one cited entry), or None; ``others`` are the other cited entries'
-    views, which may state it instead."""
-    for table in _tables(text):
-        keys, identifiers = _labels(text, table)
+def row_mismatch(stored: str, claim: str, others: Sequence[str] = ()) -> str | None:
+    """Why ``claim`` binds a value or identifier to the wrong row of a table of the
+    cited entry ``stored``, or None; ``others`` are the other cited entries' views,
+    which may state it instead."""
+    text = view_of(stored).text
+    for table, keyed in _tables(stored):
+        keys, identifiers = _labels(text, table, keyed=keyed)
         # A row's first cell is its key; an identifier elsewhere in it ("node-a3")
         # names the row only where no key is named.
         named = [i for i, labels in enumerate(keys) if _names(claim, labels)] or [
@@ -57,13 +58,34 @@ def row_mismatch(text: str, claim: str, others: Sequence[str] = ()) -> str | Non
 
 
 @lru_cache(maxsize=64)
-def _tables(text: str) -> tuple[Table, ...]:
-    return tuple(t for t in find_tables(text) if len(t.rows) >= 2)
+def _tables(stored: str) -> tuple[tuple[Table, bool], ...]:
+    """The tables of an entry's view, each with whether its first column is its
+    key: the text's tables (CSV, spaced, between pipes), and a JSON entry's arrays
+    of records read as tables (each record a row, its fields' values its cells),
+    which have no key column."""
+    view = view_of(stored)
+    tables = [(t, True) for t in find_tables(view.text) if len(t.rows) >= 2]
+    if not view.is_json:
+        return tuple(tables)
+    cells: dict[str, list[tuple[int, int]]] = {}
+    for line in view.lines:
+        cells.setdefault(line.record, []).append((line.value_start, line.end))
+    arrays: dict[str, list[TableRow]] = {}
+    for record, span in view.records():
+        head, bracket, _ = record.rpartition("[")
+        if bracket:
+            row = TableRow(span=span, cells=tuple(cells.get(record, ())))
+            arrays.setdefault(head, []).append(row)
+    tables += [
+        (Table(columns=(), rows=tuple(rows)), False) for rows in arrays.values() if len(rows) >= 2
+    ]
+    return tuple(tables)
 
 
-def _labels(text: str, table: Table) -> tuple[list[set[str]], list[set[str]]]:
-    """Per row, the tokens of its first cell, and its identifiers (letters and
-    digits together) elsewhere, that no other row of the table writes."""
+def _labels(text: str, table: Table, *, keyed: bool) -> tuple[list[set[str]], list[set[str]]]:
+    """Per row, the tokens that name it and that no other row of the table writes:
+    those of its key (its first cell; in a JSON record, any field that is not a
+    number), then its identifiers (letters and digits together) elsewhere."""
     tokens = [
         [set(_TOKEN.findall(text[a:b])) for a, b in row.cells] or [set()] for row in table.rows
     ]
@@ -72,8 +94,9 @@ def _labels(text: str, table: Table) -> tuple[list[set[str]], list[set[str]]]:
     identifiers: list[set[str]] = []
     for i, cells in enumerate(tokens):
         elsewhere = set[str]().union(*(t for j, t in enumerate(every) if j != i))
+        key = cells[0] if keyed else {t for cell in cells for t in cell if _LETTER.search(t)}
         ids = {t for cell in cells[1:] for t in cell if _LETTER.search(t) and _DIGIT.search(t)}
-        keys.append({t for t in cells[0] - elsewhere if len(t) >= 2})
+        keys.append({t for t in key - elsewhere if len(t) >= 2})
         identifiers.append({t for t in ids - elsewhere if len(t) >= 2})
     return keys, identifiers
 

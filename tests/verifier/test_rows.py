@@ -5,10 +5,11 @@ one that names two rows, or says a row is not something, is left to the model.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from assay import ControlPlane
-from assay.grounding import view_of
 from assay.verifier import LexicalNLI
 from assay.verifier._rows import row_mismatch
 
@@ -40,7 +41,7 @@ payments-api-7d9f8c6b5d-q8r2z  2/2     Running            0          node-b1"""
 def test_a_value_or_word_of_another_row_is_bound_to_the_wrong_row(
     table: str, claim: str, named: str
 ) -> None:
-    reason = row_mismatch(view_of(table).text, claim)
+    reason = row_mismatch(table, claim)
     assert reason is not None and f"“{named}”" in reason
 
 
@@ -65,13 +66,13 @@ def test_a_value_or_word_of_another_row_is_bound_to_the_wrong_row(
     ],
 )
 def test_a_claim_about_its_own_row_or_about_several_is_left_alone(table: str, claim: str) -> None:
-    assert row_mismatch(view_of(table).text, claim) is None
+    assert row_mismatch(table, claim) is None
 
 
 def test_another_cited_entry_may_state_what_the_row_does_not() -> None:
     claim = "QLD had 1,507 orders in Q1."
     correction = "Correction: QLD had 1,507 orders in Q1, not 992."
-    assert row_mismatch(view_of(SALES).text, claim, [correction]) is None
+    assert row_mismatch(SALES, claim, [correction]) is None
 
 
 def test_the_verifier_refuses_a_value_from_another_row_without_the_model(db_url: str) -> None:
@@ -99,3 +100,20 @@ def test_the_verifier_refuses_a_value_from_another_row_without_the_model(db_url:
         (missing,) = verified.unsupported
         assert "“1,507 orders” is not in the row it names" in missing.missing_evidence
         assert "QLD | 992 | 201,447.25" in missing.missing_evidence
+
+
+def test_a_json_array_of_records_is_read_as_a_table() -> None:
+    sales = json.dumps(
+        {
+            "quarter": "Q1",
+            "regions": [
+                {"orders": 1824, "region": "NSW"},
+                {"orders": 1507, "region": "VIC"},
+                {"orders": 992, "region": "QLD"},
+            ],
+        }
+    )
+    reason = row_mismatch(sales, "QLD had 1,507 orders in Q1.")
+    assert reason is not None and "“1,507 orders”" in reason and "QLD" in reason
+    assert row_mismatch(sales, "QLD had 992 orders in Q1.") is None
+    assert row_mismatch(sales, "QLD had 992 orders, VIC 1,507.") is None
