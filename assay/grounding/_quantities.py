@@ -63,7 +63,7 @@ _OPENING = re.compile(r"\x20?\(\x20?")
 _CLOSING = re.compile(r"\x20?\)")
 _PER_CENT = re.compile(r"[\x20\u00a0]per[\x20\u00a0]cent\b|[\x20\u00a0]?percent\b", re.I)
 _RATE = re.compile(r"(?:\x20?/\x20?|\x20per\x20|\x20an?\x20|\x20each\x20)([A-Za-z]+)\b")
-_PERIOD_AFTER = re.compile(r"\x20(hourly|daily|nightly|weekly|monthly|yearly|annually)\b")
+_PERIOD_AFTER = re.compile(r"\x20(hourly|daily|nightly|weekly|monthly|quarterly|yearly|annually)\b")
 _CODE_BEFORE = re.compile(r"(?<![A-Za-z])(US\$|[A-Z]{3})[\x20\u00a0]?$")
 _HEDGE = re.compile(
     r"(?:^|[\s(])(about|around|approximately|approx\.|roughly|circa|some|nearly|almost|"

@@ -52,6 +52,7 @@ day = 24 * hour
 week = 7 * day
 year = 365.25 * day
 month = year / 12
+quarter = year / 4
 night = [night]
 gram = [mass] = g
 milligram = gram / 1000
@@ -351,6 +352,8 @@ _PERIOD_WORDS: dict[str, str] = {
     "nightly": "night",
     "weekly": "week",
     "monthly": "month",
+    "quarterly": "quarter",
+    "quarter": "quarter",
     "yearly": "year",
     "annual": "year",
     "annually": "year",

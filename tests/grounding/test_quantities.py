@@ -389,3 +389,19 @@ def test_a_table_between_pipes_lends_its_columns_units(
     claim: str, table: str, found: list[bool]
 ) -> None:
     assert [c.status == "found" for c in check_values(claim, [view_of(table).text])] == found
+
+
+@pytest.mark.parametrize(
+    ("claim", "found"),
+    [
+        ("Rent is GBP 12,000 per quarter.", True),
+        ("Rent is £12,000 a quarter.", True),
+        ("Rent is GBP 12,000 quarterly.", True),
+        ("Rent is GBP 4,000 a month.", True),
+        ("Rent is GBP 12,000 a month.", False),
+        ("Rent is GBP 48,000 per quarter.", False),
+    ],
+)
+def test_a_rate_per_quarter_is_a_quarter_of_the_annual_rate(claim: str, found: bool) -> None:
+    evidence = "Rent: GBP 48,000 per annum, payable quarterly in advance."
+    assert [c.status == "found" for c in check_values(claim, [evidence])] == [found]
