@@ -13,7 +13,7 @@ import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from assay.grounding._arithmetic import (
@@ -258,7 +258,9 @@ def elapsed(
         named = _named(claim_text, a) or _named(claim_text, b)
         if not (named or few or (da, ra) == (db, rb)):
             continue
-        seconds = _between(a, b)
+        seconds = _calendar_between(a, b) if claim.unit in _CALENDAR_UNITS else None
+        if seconds is None:
+            seconds = _between(a, b)
         if seconds is None or seconds == 0:
             continue
         yield Computation(
@@ -274,6 +276,21 @@ def _named(claim_text: str, mention: DateMention) -> bool:
     from assay.grounding._dates import find_dates, same_date
 
     return any(same_date(c, mention, frozenset()) for c in find_dates(claim_text))
+
+
+#: Units a claim counts whole calendar days in: "closed six days after it was
+#: opened" from 14 January 09:02 to 20 January 16:45 is six days, not 6.32.
+_CALENDAR_UNITS = frozenset({"day", "week"})
+
+
+def _calendar_between(a: DateMention, b: DateMention) -> int | None:
+    """Seconds between the calendar days of two mentions that both write a day (as
+    written, in their own zones), or None."""
+    if None in (a.year, a.month, a.day, b.year, b.month, b.day):
+        return None
+    first = date(a.year or 0, a.month or 0, a.day or 0)
+    second = date(b.year or 0, b.month or 0, b.day or 0)
+    return (second - first).days * 86_400
 
 
 def _between(a: DateMention, b: DateMention) -> int | None:

@@ -33,12 +33,13 @@ _WORDS: list[tuple[Direction, str]] = [
     (
         "up",
         r"ros[ei]n?|rises?|rising|gr[eo]wn?|grows?|growing|increas(?:ed?|es|ing)|climb(?:ed|s)?"
-        r"|jump(?:ed|s)?|higher|up(?=\s+(?:from|by|to|\d))",
+        r"|jump(?:ed|s)?|rais(?:ed?|es|ing)|doubled|tripled|higher|up(?=\s+(?:from|by|to|\d))",
     ),
     (
         "down",
         r"f[ae]ll(?:en|s)?|falling|dropp(?:ed|ing)|drops?|declin(?:ed?|es|ing)"
-        r"|decreas(?:ed?|es|ing)|shr[aiu]nk|shrinks?|lower|down(?=\s+(?:from|by|to|\d))",
+        r"|decreas(?:ed?|es|ing)|shr[aiu]nk|shrinks?|lower(?:ed|s|ing)?|reduc(?:ed?|es|ing)"
+        r"|halved|cut(?=(?:\s+\w+){0,3}\s+(?:from|by|to)\b)|down(?=\s+(?:from|by|to|\d))",
     ),
     (
         "later",

@@ -115,6 +115,19 @@ def test_days_between_two_dates() -> None:
     assert _check("The case closed two weeks after it opened.", evidence)["two weeks"].ok
 
 
+def test_days_between_two_timestamps_count_calendar_days() -> None:
+    # 6 days and 7.7 hours apart: "six days after" counts the days of the calendar.
+    evidence = json.dumps(
+        {"created_at": "2025-01-14T09:02:11Z", "closed_at": "2025-01-20T16:45:00Z"}
+    )
+    assert _check("The PR was closed six days after it was opened.", evidence)["six days"].ok
+    assert not _check("The PR was closed seven days after it was opened.", evidence)[
+        "seven days"
+    ].ok
+    # Hours stay exact: 151.7 hours is neither 151 nor 152.
+    assert not _check("The PR was closed 152 hours after it was opened.", evidence)["152 hours"].ok
+
+
 def test_minutes_between_two_times_the_claim_names() -> None:
     evidence = "DEP 13:05Z\nARR 14:50Z"
     check = _check("The hop took 1 hour 45 minutes, 13:05Z to 14:50Z.", evidence)

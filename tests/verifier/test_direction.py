@@ -22,6 +22,7 @@ NOTICE = (
     "Due to runway resurfacing on 10-12 December, all first-wave departures are retimed "
     "40 minutes later. Report times move accordingly."
 )
+CHANGELOG = "## 4.3.0 - 2025-02-11\n- Changed: default timeout raised from 30 s to 60 s.\n"
 
 
 @pytest.mark.parametrize(
@@ -31,6 +32,8 @@ NOTICE = (
         (REPORT, "Revenue fell 8.4% in the third quarter.", "Revenue rose 8.4%"),
         (REPORT, "Revenue declined 8.4% to EUR 1.26 billion.", "Revenue rose 8.4%"),
         (NOTICE, "First-wave departures are brought forward 40 minutes.", "all first-wave"),
+        (CHANGELOG, "4.3.0 lowered the default timeout to 30 seconds.", "raised from 30 s"),
+        (CHANGELOG, "4.3.0 cut the default timeout to 30 s.", "raised from 30 s"),
         (NOTICE, "Departures on 10-12 December move 40 minutes earlier.", "all first-wave"),
     ],
 )
@@ -50,6 +53,8 @@ def test_a_value_moved_the_other_way_is_the_opposite(
         (REPORT, "Operating margin fell from 12.0% to 11.2%."),
         (REPORT, "Revenue grew 8.4% to EUR 1.26 billion."),
         (NOTICE, "First-wave departures are pushed back 40 minutes."),
+        (CHANGELOG, "4.3.0 raised the default timeout to 60 seconds."),
+        (CHANGELOG, "4.3.0 doubled the default timeout from 30 s to 60 s."),
         # No direction beside the value in the evidence, or none in the claim.
         (REPORT, "Net debt rose to EUR 310 million."),
         (REPORT, "Headcount fell to 4,870."),
