@@ -1,18 +1,22 @@
-"""Whether a proposition binds a value or a word to the wrong row of a table.
+"""Whether a proposition binds a value or an identifier to the wrong row of a table,
+or to the wrong clause or section of a document.
 
 "QLD had 1,507 orders" against a sales table whose QLD row holds 992 and whose VIC
 row holds 1,507: every value of the claim occurs in the evidence, so the value
 checks find nothing wrong, and a small model reads the claim beside the table as
-supported. A table says which row each value belongs to, so the check is plain:
-where the proposition names exactly one row of a table (by a token of that row's
-first cell, its key; else by an identifier like ``BT-105`` that only that row
-holds), each of
-its values found in the table must be in that row, and each of its identifiers
-that the table writes only in other rows ("node-a3" beside another pod) is bound
-to the wrong row, unless another cited entry states it. A proposition that names
-two rows compares them, and is left alone; so is a negated one. Plain words are
-left to the model: "runs on node-a2" shares "run" with other rows' ``Running``
-without saying anything of them.
+supported. "Clause 4.2 allows termination on 90 days' notice" against a contract
+whose 90 days are in clause 7.3 is the same mistake. A table says which row each
+value belongs to, and a numbered clause or a headed section which clause, so the
+check is plain: where the proposition names exactly one row (by its key: a
+table's first cell, a JSON record's fields that are not numbers, a clause's
+number, a heading's version or date; else by an identifier like ``BT-105`` that
+only that row holds), each of its values found in the table must be in that row,
+and each of its identifiers (letters and digits together: ``node-a3``; or what the
+text writes as code: ``--dry-run``) that the table writes only in other rows is
+bound to the wrong one, unless another cited
+entry states it. A proposition that names two rows compares them, and is left
+alone; so is a negated one. Plain words are left to the model: "runs on node-a2"
+shares "run" with other rows' ``Running`` without saying anything of them.
 """
 
 from __future__ import annotations
@@ -20,53 +24,80 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Literal
 
 from assay.grounding import Table, TableRow, check_values, find_tables, view_of
+from assay.verifier._deterministic import clip
 from assay.verifier._polarity import negated
 
 __all__ = ["row_mismatch"]
+
+#: Where rows come from: a text's table, a JSON array of records, or a text's
+#: numbered clauses or headed sections.
+Kind = Literal["table", "json", "blocks"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _LETTER = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 _BLANKED = re.compile(r"[A-Za-z0-9]")
+#: A numbered clause: its number at the start of a line ("4.1 ", "7.3. ", "§ 12 ").
+_CLAUSE = re.compile(
+    r"(?m)^[\x20\t]*(?:§\x20?)?(?P<key>\d{1,3}(?:\.\d{1,3}){0,3})[.)]?[\x20\t]+(?=\S)"
+)
+_BACKTICKED = re.compile(r"`([^`\n]{1,80})`")
+_FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+#: A Markdown heading.
+_HEADING = re.compile(r"(?m)^[\x20\t]{0,3}#{1,6}[\x20\t]+(?P<key>[^\n]+)$")
+#: Words that say the number after them names a clause, section or version.
+_NAMING = re.compile(
+    r"\b(?:clause|section|article|paragraph|para|item|version|release|v|§)\.?\s*$",
+    re.IGNORECASE,
+)
 
 
 def row_mismatch(stored: str, claim: str, others: Sequence[str] = ()) -> str | None:
-    """Why ``claim`` binds a value or identifier to the wrong row of a table of the
-    cited entry ``stored``, or None; ``others`` are the other cited entries' views,
-    which may state it instead."""
+    """Why ``claim`` binds a value or identifier to the wrong row, clause or section
+    of the cited entry ``stored``, or None; ``others`` are the other cited entries'
+    views, which may state it instead."""
     text = view_of(stored).text
-    for table, keyed in _tables(stored):
-        keys, identifiers = _labels(text, table, keyed=keyed)
-        # A row's first cell is its key; an identifier elsewhere in it ("node-a3")
-        # names the row only where no key is named.
-        named = [i for i, labels in enumerate(keys) if _names(claim, labels)] or [
-            i for i, labels in enumerate(identifiers) if _names(claim, labels)
+    for table, kind in _tables(stored):
+        keys, identifiers = _labels(text, table, kind=kind)
+        # A row's key names it; an identifier elsewhere in it ("node-a3") names the
+        # row only where no key is named.
+        named = [i for i, labels in enumerate(keys) if _names(claim, labels, kind=kind)] or [
+            i for i, labels in enumerate(identifiers) if _names(claim, labels, kind="table")
         ]
         if len(named) != 1:
             continue
         row = table.rows[named[0]]
-        row_text = " ".join(text[row.span[0] : row.span[1]].split())
+        row_text = clip(text[row.span[0] : row.span[1]], 120)
+        where = "section" if kind == "blocks" else "row"
         value = _value_elsewhere(text, table, named[0], claim, others)
         if value is not None:
-            return f"“{value}” is not in the row it names, “{row_text}”"
-        word = None if negated(claim) else _word_elsewhere(text, table, named[0], claim, others)
-        if word is not None:
-            return f"“{word}” is written only in other rows than the one it names, “{row_text}”"
+            return f"“{value}” is not in the {where} it names, “{row_text}”"
+        token = (
+            None
+            if negated(claim)
+            else _identifier_elsewhere(text, table, named[0], claim, others, _code(text))
+        )
+        if token is not None:
+            return (
+                f"“{token}” is written only in other {where}s than the one it names, “{row_text}”"
+            )
     return None
 
 
 @lru_cache(maxsize=64)
-def _tables(stored: str) -> tuple[tuple[Table, bool], ...]:
-    """The tables of an entry's view, each with whether its first column is its
-    key: the text's tables (CSV, spaced, between pipes), and a JSON entry's arrays
-    of records read as tables (each record a row, its fields' values its cells),
-    which have no key column."""
+def _tables(stored: str) -> tuple[tuple[Table, Kind], ...]:
+    """The tables of an entry's view: the text's tables (CSV, spaced, between
+    pipes), a JSON entry's arrays of records (each record a row, its fields' values
+    its cells), and a text's numbered clauses and headed sections."""
     view = view_of(stored)
-    tables = [(t, True) for t in find_tables(view.text) if len(t.rows) >= 2]
+    tables: list[tuple[Table, Kind]] = [
+        (t, "table") for t in find_tables(view.text) if len(t.rows) >= 2
+    ]
     if not view.is_json:
-        return tuple(tables)
+        return (*tables, *((t, "blocks") for t in _blocks(view.text)))
     cells: dict[str, list[tuple[int, int]]] = {}
     for line in view.lines:
         cells.setdefault(line.record, []).append((line.value_start, line.end))
@@ -76,16 +107,35 @@ def _tables(stored: str) -> tuple[tuple[Table, bool], ...]:
         if bracket:
             row = TableRow(span=span, cells=tuple(cells.get(record, ())))
             arrays.setdefault(head, []).append(row)
-    tables += [
-        (Table(columns=(), rows=tuple(rows)), False) for rows in arrays.values() if len(rows) >= 2
-    ]
+    tables.extend(
+        (Table(columns=(), rows=tuple(rows)), "json") for rows in arrays.values() if len(rows) >= 2
+    )
     return tuple(tables)
 
 
-def _labels(text: str, table: Table, *, keyed: bool) -> tuple[list[set[str]], list[set[str]]]:
-    """Per row, the tokens that name it and that no other row of the table writes:
-    those of its key (its first cell; in a JSON record, any field that is not a
-    number), then its identifiers (letters and digits together) elsewhere."""
+def _blocks(text: str) -> list[Table]:
+    """A text's numbered clauses ("4.1 The Supplier shall …") and its sections under
+    Markdown headings ("## 4.3.0 - 2025-02-11"), each a row whose first cell is its
+    number or heading and whose second is the rest of it, up to the next one."""
+    found: list[Table] = []
+    for pattern in (_CLAUSE, _HEADING):
+        starts = list(pattern.finditer(text))
+        if len(starts) < 2:
+            continue
+        rows: list[TableRow] = []
+        for k, match in enumerate(starts):
+            end = starts[k + 1].start() if k + 1 < len(starts) else len(text)
+            key = match.span("key")
+            rows.append(TableRow(span=(match.start(), end), cells=(key, (key[1], end))))
+        found.append(Table(columns=(), rows=tuple(rows)))
+    return found
+
+
+def _labels(text: str, table: Table, *, kind: Kind) -> tuple[list[set[str]], list[set[str]]]:
+    """Per row, the tokens that name it and that no other row writes: those of its
+    key (a table's first cell; a JSON record's fields that are not numbers; a
+    clause's number or a heading's tokens with a digit), then its identifiers
+    elsewhere in it."""
     tokens = [
         [set(_TOKEN.findall(text[a:b])) for a, b in row.cells] or [set()] for row in table.rows
     ]
@@ -94,18 +144,43 @@ def _labels(text: str, table: Table, *, keyed: bool) -> tuple[list[set[str]], li
     identifiers: list[set[str]] = []
     for i, cells in enumerate(tokens):
         elsewhere = set[str]().union(*(t for j, t in enumerate(every) if j != i))
-        key = cells[0] if keyed else {t for cell in cells for t in cell if _LETTER.search(t)}
-        ids = {t for cell in cells[1:] for t in cell if _LETTER.search(t) and _DIGIT.search(t)}
-        keys.append({t for t in key - elsewhere if len(t) >= 2})
+        if kind == "json":
+            key = {t for cell in cells for t in cell if _LETTER.search(t)}
+        elif kind == "blocks":
+            key = {t for t in cells[0] if _DIGIT.search(t)}
+        else:
+            key = cells[0]
+        ids = {t for cell in cells[1:] for t in cell if _identifier(t)}
+        keys.append({t for t in key - elsewhere if len(t) >= 2 or kind == "blocks"})
         identifiers.append({t for t in ids - elsewhere if len(t) >= 2})
     return keys, identifiers
 
 
-def _names(claim: str, labels: set[str]) -> bool:
-    return any(
-        re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", claim, re.IGNORECASE)
-        for label in labels
-    )
+@lru_cache(maxsize=64)
+def _code(text: str) -> frozenset[str]:
+    """The tokens a text writes as code: inside backticks, or as a ``--flag``."""
+    spans = [m.group(1) for m in _BACKTICKED.finditer(text)]
+    spans += [m.group(1) for m in _FLAG.finditer(text)]
+    return frozenset(t for span in spans for t in _TOKEN.findall(span))
+
+
+def _identifier(token: str) -> bool:
+    """Letters and digits together (``node-a3``, ``BT-105``)."""
+    return bool(_LETTER.search(token) and _DIGIT.search(token))
+
+
+def _names(claim: str, labels: set[str], *, kind: Kind) -> bool:
+    """Whether the claim writes one of the labels. A clause's or section's number
+    names it only after a word that says so ("clause 4.2", "section 7", "version
+    4.2.1") or where it has two dots: alone, "4.1" is as likely an amount."""
+    for label in labels:
+        pattern = rf"(?<![\w-]){re.escape(label)}(?![\w-])"
+        for match in re.finditer(pattern, claim, re.IGNORECASE):
+            if kind != "blocks" or _LETTER.search(label) or label.count(".") >= 2:
+                return True
+            if _NAMING.search(claim, 0, match.start()):
+                return True
+    return False
 
 
 def _value_elsewhere(
@@ -134,12 +209,16 @@ def _value_elsewhere(
     return None
 
 
-def _word_elsewhere(
-    text: str, table: Table, row: int, claim: str, others: Sequence[str]
+def _identifier_elsewhere(
+    text: str,
+    table: Table,
+    row: int,
+    claim: str,
+    others: Sequence[str],
+    code: frozenset[str] = frozenset(),
 ) -> str | None:
-    """An identifier of the claim (letters and digits together: ``node-a3``) that
-    the table writes only in other rows. Plain words are not judged: "runs on
-    node-a2" shares its verb with other rows' ``Running`` and says nothing of them."""
+    """An identifier of the claim (or a token the text writes as code) that the
+    table writes only in other rows."""
     own = set(_TOKEN.findall(text[slice(*table.rows[row].span)]))
     stated = {t for other in others for t in _TOKEN.findall(other)}
     for i, other in enumerate(table.rows):
@@ -148,11 +227,9 @@ def _word_elsewhere(
         theirs = set(_TOKEN.findall(text[slice(*other.span)]))
         for token in _TOKEN.findall(claim):
             if (
-                _LETTER.search(token)
-                and _DIGIT.search(token)
+                (_identifier(token) or token in code)
                 and token in theirs
-                and token not in own
-                and token not in stated
+                and token not in own | stated
             ):
                 return token
     return None

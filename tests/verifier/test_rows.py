@@ -117,3 +117,46 @@ def test_a_json_array_of_records_is_read_as_a_table() -> None:
     assert reason is not None and "“1,507 orders”" in reason and "QLD" in reason
     assert row_mismatch(sales, "QLD had 992 orders in Q1.") is None
     assert row_mismatch(sales, "QLD had 992 orders, VIC 1,507.") is None
+
+
+CONTRACT = """SERVICES AGREEMENT
+4.1 The Supplier shall deliver the Services within twenty (20) Business Days.
+4.2 Fees are payable within 45 days of receipt of a valid invoice.
+7.3 Either party may terminate this Agreement for convenience on ninety (90) days' notice."""
+CHANGELOG = """## 4.3.0 - 2025-02-11
+- Added: `--dry-run` flag for `sync`.
+- Changed: default timeout raised from 30 s to 60 s.
+## 4.2.1 - 2025-01-28
+- Fixed: crash when the config file is empty."""
+
+
+@pytest.mark.parametrize(
+    ("document", "claim", "named"),
+    [
+        (CONTRACT, "Clause 4.2 allows termination for convenience on 90 days' notice.", "90 days"),
+        (CONTRACT, "Under section 4.1, fees are payable within 45 days.", "45 days"),
+        (CHANGELOG, "Version 4.2.1 raised the default timeout to 60 s.", "60 s"),
+        (CHANGELOG, "Version 4.2.1 added the --dry-run flag.", "dry-run"),
+    ],
+)
+def test_a_value_or_code_of_another_clause_or_section_is_bound_to_the_wrong_one(
+    document: str, claim: str, named: str
+) -> None:
+    reason = row_mismatch(document, claim)
+    assert reason is not None and f"“{named}”" in reason and "section" in reason
+
+
+@pytest.mark.parametrize(
+    ("document", "claim"),
+    [
+        (CONTRACT, "Under clause 7.3 either party may terminate on 90 days' notice."),
+        (CONTRACT, "Fees are payable within 45 days of receipt of a valid invoice."),
+        # A number that is no clause's: "4.1" without a word that names a clause.
+        (CONTRACT, "Interest runs at 4.1% a year on fees unpaid after 45 days."),
+        (CONTRACT, "Clauses 4.1 and 7.3 set 20 and 90 days."),
+        (CHANGELOG, "4.3.0 added a --dry-run flag for sync."),
+        (CHANGELOG, "Version 4.2.1 fixed a crash when the config file was empty."),
+    ],
+)
+def test_a_claim_about_its_own_clause_or_section_is_left_alone(document: str, claim: str) -> None:
+    assert row_mismatch(document, claim) is None
