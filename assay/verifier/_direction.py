@@ -59,6 +59,8 @@ _CLAUSE_END = re.compile(r"[.;!?\n]|,\s+(?:and|but|while|whereas)\b")
 def direction_conflict(evidence: str, claim: str) -> tuple[int, int] | None:
     """The span of ``evidence`` around a value of ``claim`` that it moves the other
     way, or None."""
+    if _DIRECTION.search(claim) is None:
+        return None  # most claims move nothing: no value to compare
     for check in check_values(claim, [evidence]):
         occurrence = check.occurrence
         if check.status != "found" or occurrence is None:
