@@ -12,6 +12,7 @@ import pytest
 from assay import ControlPlane
 from assay.verifier import LexicalNLI
 from assay.verifier._direction import direction_conflict
+from tests.verifier.test_ledger_verifier import handover
 
 REPORT = (
     "Quarterly report Q3 2025 (Halden Foods plc)\n"
@@ -74,27 +75,7 @@ def test_the_verifier_calls_a_reversed_change_the_opposite_without_the_model(
         run = cp.ledger.start_run()
         entry = cp.ledger.append(run, kind="tool_output", source="tool:report", content=REPORT)
         verified = cp.verifier.verify(
-            run,
-            {
-                "run_id": run,
-                "from_agent": "analyst",
-                "status": "ok",
-                "claims": [
-                    {
-                        "id": "c0",
-                        "type": "Assertion",
-                        "text": "Operating margin rose to 11.2%.",
-                        "confidence": 0.9,
-                        "propositions": [
-                            {
-                                "id": "c0.p",
-                                "text": "Operating margin rose to 11.2%.",
-                                "ledger_ids": [entry.id],
-                            }
-                        ],
-                    }
-                ],
-            },
+            run, handover(run, ("Operating margin rose to 11.2%.", [entry.id]))
         )
         (verdict,) = verified.verdicts
         assert verdict.verdict.label == "contradiction"

@@ -26,7 +26,7 @@ def cp(db_url: str, verifier: Verifier) -> Iterator[ControlPlane]:
         yield plane
 
 
-def _handover(run: str, *props: tuple[str, list[str]], kind: str = "Assertion") -> dict[str, Any]:
+def handover(run: str, *props: tuple[str, list[str]], kind: str = "Assertion") -> dict[str, Any]:
     return {
         "run_id": run,
         "from_agent": "analyst",
@@ -55,7 +55,7 @@ def test_supported_propositions_are_entailed_with_their_span(cp: ControlPlane) -
     run, letter, invoice = _evidence(cp)
     verified = cp.verifier.verify(
         run,
-        _handover(
+        handover(
             run,
             ("The engagement letter caps senior associates at EUR 380 per hour.", [letter]),
             ("Line 14 bills 12.5 h at EUR 450/h for a senior associate.", [invoice]),
@@ -79,7 +79,7 @@ def test_a_number_missing_from_the_evidence_is_settled_without_the_model(
     passes = cp.verifier.model.forward_passes  # type: ignore[attr-defined]
     verified = cp.verifier.verify(
         run,
-        _handover(
+        handover(
             run, ("The engagement letter caps senior associates at EUR 400 per hour.", [letter])
         ),
     )
@@ -97,7 +97,7 @@ def test_support_outside_the_ledger_is_no_support(cp: ControlPlane) -> None:
     elsewhere = cp.ledger.append(other, kind="retrieval", source="x", content=LETTER)
     verified = cp.verifier.verify(
         run,
-        _handover(
+        handover(
             run,
             ("The hourly rate for partners is capped at EUR 520 per hour.", [elsewhere.id]),
             (
@@ -114,7 +114,7 @@ def test_invented_names_end_unsupported(cp: ControlPlane) -> None:
     run, _letter, invoice = _evidence(cp)
     verified = cp.verifier.verify(
         run,
-        _handover(
+        handover(
             run,
             (
                 "Line 14 was drafted by Jonas Brandt and Mira Okafor in the Hamburg office.",
@@ -131,7 +131,7 @@ def test_a_claim_that_something_is_absent_while_the_ledger_shows_it(cp: ControlP
     run, letter, _invoice = _evidence(cp)
     verified = cp.verifier.verify(
         run,
-        _handover(
+        handover(
             run,
             (
                 "The engagement letter sets no cap on the hourly rate of senior associates.",
@@ -196,7 +196,7 @@ def test_only_a_premise_about_the_proposition_is_named_as_contradicting_it(
     with ControlPlane.open(db_url, nli=AlwaysContradicts(line)) as plane:
         run = plane.ledger.start_run()
         entry = plane.ledger.append(run, kind="tool_output", source="tool:flight", content=FLIGHT)
-        verified = plane.verifier.verify(run, _handover(run, (FLIGHT_CLAIM, [entry.id])))
+        verified = plane.verifier.verify(run, handover(run, (FLIGHT_CLAIM, [entry.id])))
     [unsupported] = verified.unsupported
     assert unsupported.label == label, unsupported.missing_evidence
     if label == "neutral":
@@ -212,7 +212,7 @@ def test_only_a_premise_about_the_proposition_is_named_as_contradicting_it(
 def test_conjectures_are_not_verified(cp: ControlPlane) -> None:
     run, _letter, _invoice = _evidence(cp)
     verified = cp.verifier.verify(
-        run, _handover(run, ("The firm may have agreed a discount.", []), kind="Conjecture")
+        run, handover(run, ("The firm may have agreed a discount.", []), kind="Conjecture")
     )
     assert verified.verdicts == () and verified.unsupported == ()
 
@@ -221,7 +221,7 @@ def test_claim_status_feeds_the_grants(cp: ControlPlane) -> None:
     run, letter, invoice = _evidence(cp)
     cp.verifier.verify(
         run,
-        _handover(
+        handover(
             run,
             ("The engagement letter caps senior associates at EUR 380 per hour.", [letter]),
             ("Line 14 bills 12.5 h at EUR 999/h.", [invoice]),
@@ -237,15 +237,15 @@ def test_reworded_unsupported_is_rejected_until_new_evidence_is_cited(db_url: st
     with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
         run, letter, _invoice = _evidence(cp)
         assert cp.verifier.verify(
-            run, _handover(run, ("The board approved the partner rate in March.", [letter]))
+            run, handover(run, ("The board approved the partner rate in March.", [letter]))
         ).unsupported
         again = cp.gate.check(
-            run, _handover(run, ("The board approved the partner rate in March.", [letter]))
+            run, handover(run, ("The board approved the partner rate in March.", [letter]))
         )
         assert "reworded_unsupported" in again.codes
         reread = cp.ledger.append(run, kind="retrieval", source="letter.md#copy", content=LETTER)
         copied = cp.gate.check(
-            run, _handover(run, ("The board approved the partner rate in March.", [reread.id]))
+            run, handover(run, ("The board approved the partner rate in March.", [reread.id]))
         )
         assert "reworded_unsupported" in copied.codes  # the same bytes are no new evidence
         minutes = cp.ledger.append(
@@ -256,7 +256,7 @@ def test_reworded_unsupported_is_rejected_until_new_evidence_is_cited(db_url: st
         )
         settled = cp.gate.check(
             run,
-            _handover(run, ("The board approved the partner rate in March.", [letter, minutes.id])),
+            handover(run, ("The board approved the partner rate in March.", [letter, minutes.id])),
         )
         assert "reworded_unsupported" not in settled.codes
 

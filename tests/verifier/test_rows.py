@@ -12,6 +12,7 @@ import pytest
 from assay import ControlPlane
 from assay.verifier import LexicalNLI
 from assay.verifier._rows import row_mismatch
+from tests.verifier.test_ledger_verifier import handover
 
 SALES = """analytics=> SELECT region, orders, revenue_aud FROM q1_sales;
  region | orders | revenue_aud
@@ -80,23 +81,7 @@ def test_the_verifier_refuses_a_value_from_another_row_without_the_model(db_url:
         run = cp.ledger.start_run()
         entry = cp.ledger.append(run, kind="tool_output", source="tool:psql", content=SALES)
         text = "QLD had 1,507 orders in Q1."
-        verified = cp.verifier.verify(
-            run,
-            {
-                "run_id": run,
-                "from_agent": "analyst",
-                "status": "ok",
-                "claims": [
-                    {
-                        "id": "c0",
-                        "type": "Assertion",
-                        "text": text,
-                        "confidence": 0.9,
-                        "propositions": [{"id": "c0.p", "text": text, "ledger_ids": [entry.id]}],
-                    }
-                ],
-            },
-        )
+        verified = cp.verifier.verify(run, handover(run, (text, [entry.id])))
         (missing,) = verified.unsupported
         assert "“1,507 orders” is not in the row it names" in missing.missing_evidence
         assert "QLD | 992 | 201,447.25" in missing.missing_evidence
