@@ -40,6 +40,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _LETTER = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 _BLANKED = re.compile(r"[A-Za-z0-9]")
+_JOINER = re.compile(r"_|\\-")
 #: A numbered clause: its number at the start of a line ("4.1 ", "7.3. ", "§ 12 ").
 _CLAUSE = re.compile(
     r"(?m)^[\x20\t]*(?:§\x20?)?(?P<key>\d{1,3}(?:\.\d{1,3}){0,3})[.)]?[\x20\t]+(?=\S)"
@@ -174,7 +175,9 @@ def _names(claim: str, labels: set[str], *, kind: Kind) -> bool:
     names it only after a word that says so ("clause 4.2", "section 7", "version
     4.2.1") or where it has two dots: alone, "4.1" is as likely an amount."""
     for label in labels:
-        pattern = rf"(?<![\w-]){re.escape(label)}(?![\w-])"
+        # ``income_tax`` and ``in-progress`` are named in words as "income tax".
+        written = _JOINER.sub(r"[\\s_-]", re.escape(label))
+        pattern = rf"(?<![\w-]){written}(?![\w-])"
         for match in re.finditer(pattern, claim, re.IGNORECASE):
             if kind != "blocks" or _LETTER.search(label) or label.count(".") >= 2:
                 return True

@@ -145,3 +145,19 @@ def test_a_value_or_code_of_another_clause_or_section_is_bound_to_the_wrong_one(
 )
 def test_a_claim_about_its_own_clause_or_section_is_left_alone(document: str, claim: str) -> None:
     assert row_mismatch(document, claim) is None
+
+
+def test_a_record_named_by_an_enum_written_in_words() -> None:
+    payslip = json.dumps(
+        {
+            "gross": {"amount": 5210.0, "currency": "EUR"},
+            "deductions": [
+                {"type": "income_tax", "amount": 1180.4},
+                {"type": "pension", "amount": 260.5},
+                {"type": "health", "amount": 312.6},
+            ],
+        }
+    )
+    reason = row_mismatch(payslip, "Her income tax deduction was EUR 312.60.")
+    assert reason is not None and "income_tax" in reason
+    assert row_mismatch(payslip, "Her income tax deduction was EUR 1,180.40.") is None
