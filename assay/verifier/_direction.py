@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from assay.grounding import check_values
+from assay.grounding import DateMention, check_values, find_dates, find_quantities
 
 __all__ = ["direction_conflict"]
 
@@ -52,6 +52,12 @@ _DIRECTION = re.compile(
 )
 #: How far from a value its word of direction may stand, within its clause.
 _BEFORE, _AFTER = 32, 24
+#: "from A to B", each side at most a few words ("from 14 July to 21 July", "from
+#: EUR 4,000 to EUR 6,500").
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?P<a>[^\s,;]+(?:\s+[^\s,;]+){0,3}?)\s+to\s+(?P<b>[^\s,;]+(?:\s+[^\s,;]+){0,3})",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 _CLAUSE_END = re.compile(r"[.;!?\n]|,\s+(?:and|but|while|whereas)\b")
 
@@ -68,7 +74,9 @@ def direction_conflict(evidence: str, claim: str) -> tuple[int, int] | None:
         claimed = _direction_near(claim, check.value.start, check.value.end)
         if claimed is None:
             continue
-        found = _direction_near(evidence, occurrence.start, occurrence.end)
+        found = _direction_near(evidence, occurrence.start, occurrence.end) or _moved(
+            evidence, occurrence.start, occurrence.end
+        )
         if found is not None and found[0] == _OPPOSITE[claimed[0]]:
             return _sentence(
                 evidence, min(found[1], occurrence.start), max(found[2], occurrence.end)
@@ -84,7 +92,9 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     while first < start and text[first].isspace():
         first += 1
     after = _SENTENCE_END.search(text, end)
-    return first, after.start() + 1 if after is not None else len(text)
+    if after is None:
+        return first, len(text)
+    return first, after.start() + (0 if after.group() == "\n" else 1)
 
 
 def _direction_near(text: str, start: int, end: int) -> tuple[Direction, int, int] | None:
@@ -103,3 +113,45 @@ def _direction_near(text: str, start: int, end: int) -> tuple[Direction, int, in
         if best is None or distance < best[0]:
             best = (distance, name, match.start(), match.end())
     return None if best is None else (best[1], best[2], best[3])
+
+
+def _moved(text: str, start: int, end: int) -> tuple[Direction, int, int] | None:
+    """The way "from A to B" moves, where the value at ``start:end`` is A or B: a
+    date moved later or earlier ("moves from 14 July to 21 July"), an amount in one
+    unit up or down ("from 12.0% to 11.2%"); None where the two cannot be compared."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    for match in _FROM_TO.finditer(text, line_start, line_end):
+        if not match.start("a") <= start < match.end("b"):
+            continue
+        a, b = match.group("a"), match.group("b")
+        dates_a, dates_b = find_dates(a), find_dates(b)
+        if dates_a and dates_b:
+            order = _date_order(dates_a[0], dates_b[0])
+            if order:
+                return ("later" if order > 0 else "earlier"), match.start(), match.end()
+            continue
+        qa, qb = find_quantities(a), find_quantities(b)
+        if qa and qb and qa[0].unit == qb[0].unit and len(qa[0].values) == len(qb[0].values) == 1:
+            x, y = qa[0].value, qb[0].value
+            if x != y:
+                return ("up" if y > x else "down"), match.start(), match.end()
+    return None
+
+
+def _date_order(a: DateMention, b: DateMention) -> int:
+    """1 where ``b`` is later than ``a``, -1 where earlier, 0 where unknown or equal:
+    compared by the fields both write (a year only where both write one)."""
+    fields = ["year", "month", "day", "hour", "minute"]
+    if a.year is None or b.year is None:
+        fields.remove("year")
+    key_a = [getattr(a, f) for f in fields]
+    key_b = [getattr(b, f) for f in fields]
+    pairs = [(x, y) for x, y in zip(key_a, key_b, strict=True) if x is not None and y is not None]
+    if len(pairs) < 2 and not (a.year and b.year):
+        return 0  # "from 14 to 21" alone says too little
+    for x, y in pairs:
+        if x != y:
+            return 1 if y > x else -1
+    return 0

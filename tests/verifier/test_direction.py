@@ -23,6 +23,10 @@ NOTICE = (
     "Due to runway resurfacing on 10-12 December, all first-wave departures are retimed "
     "40 minutes later. Report times move accordingly."
 )
+MINUTES = (
+    "## Decisions\n- Postgres 16 upgrade moves from 14 July to 21 July.\n"
+    "- Error budget goes from 99.5% to 99.9% next quarter.\n"
+)
 CHANGELOG = "## 4.3.0 - 2025-02-11\n- Changed: default timeout raised from 30 s to 60 s.\n"
 
 
@@ -35,6 +39,9 @@ CHANGELOG = "## 4.3.0 - 2025-02-11\n- Changed: default timeout raised from 30 s 
         (NOTICE, "First-wave departures are brought forward 40 minutes.", "all first-wave"),
         (CHANGELOG, "4.3.0 lowered the default timeout to 30 seconds.", "raised from 30 s"),
         (CHANGELOG, "4.3.0 cut the default timeout to 30 s.", "raised from 30 s"),
+        # "from A to B" says which way by itself.
+        (MINUTES, "The Postgres 16 upgrade was brought forward to 14 July.", "moves from"),
+        (MINUTES, "The error budget was lowered to 99.9%.", "goes from 99.5%"),
         (NOTICE, "Departures on 10-12 December move 40 minutes earlier.", "all first-wave"),
     ],
 )
@@ -55,6 +62,14 @@ def test_a_value_moved_the_other_way_is_the_opposite(
         (REPORT, "Revenue grew 8.4% to EUR 1.26 billion."),
         (NOTICE, "First-wave departures are pushed back 40 minutes."),
         (CHANGELOG, "4.3.0 raised the default timeout to 60 seconds."),
+        (MINUTES, "The Postgres 16 upgrade was pushed back a week, from 14 July to 21 July."),
+        (MINUTES, "The Postgres 16 upgrade was postponed to 21 July."),
+        (MINUTES, "The error budget was raised to 99.9%."),
+        # Days alone ("from 14 to 21") say too little to order.
+        (
+            "The window moves from the 14th to the 21st.",
+            "The window was brought forward to the 14th.",
+        ),
         (CHANGELOG, "4.3.0 doubled the default timeout from 30 s to 60 s."),
         # No direction beside the value in the evidence, or none in the claim.
         (REPORT, "Net debt rose to EUR 310 million."),
