@@ -6,6 +6,8 @@ and negation, nothing more, and says so in its model id.
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Iterable
 
 from assay.verifier._cache import EntailmentCache
@@ -55,6 +57,15 @@ class LexicalNLI:
         )
 
 
+#: Where one clause of a sentence ends and another begins: a semicolon, or a comma
+#: or nothing before a word that starts a clause of its own.
+_CLAUSE_CUT = re.compile(
+    r";|,?\s+(?=(?:because|since|as|although|though|while|whereas|but|so|after|before"
+    r"|until|unless|when|if)\b)",
+    re.IGNORECASE,
+)
+
+
 def _content(text: str) -> list[str]:
     return [w for w in word_stems(text) if w not in STOP_WORDS and w not in NEGATION_STEMS]
 
@@ -84,6 +95,29 @@ def polarity_conflict(
     sentence ("partners are not capped at EUR 380") is called a contradiction.
     """
     span, coverage = best_sentence(document, claim)
-    if coverage >= min_coverage and opposite_polarity(claim, document[span[0] : span[1]]):
+    if coverage < min_coverage:
+        return None
+    clause = _covering_clause(document, span, claim, min_coverage)
+    if opposite_polarity(claim, document[clause[0] : clause[1]]):
         return span
     return None
+
+
+def _covering_clause(
+    document: str, span: tuple[int, int], claim: str, min_coverage: float
+) -> tuple[int, int]:
+    """The clause of the sentence at ``span`` that holds every content word the
+    claim shares with the sentence (and at least ``min_coverage`` of them), or the
+    whole sentence where no one clause does: in "the claim was not paid because the
+    policy had lapsed", "the policy had lapsed" is not negated, while "the claim was
+    paid because the policy had lapsed" is about the whole sentence."""
+    wanted = set(_content(claim))
+    start, end = span
+    shared = wanted & set(word_stems(document[start:end]))
+    if not wanted or len(shared) < min_coverage * len(wanted):
+        return span
+    cuts = [start, *(start + m.start() for m in _CLAUSE_CUT.finditer(document[start:end])), end]
+    for a, b in itertools.pairwise(cuts):
+        if shared <= set(word_stems(document[a:b])):
+            return a, b
+    return span

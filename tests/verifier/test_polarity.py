@@ -153,6 +153,27 @@ def test_bounds_additions_and_requirements_are_not_the_opposite(document: str, c
     assert polarity_conflict(claim, document) is None
 
 
+@pytest.mark.parametrize(
+    ("document", "claim", "opposite"),
+    [
+        # A negation in another clause of the sentence is not about the claim.
+        ("The claim was not paid because the policy had lapsed.", "The policy had lapsed.", False),
+        ("The order was not shipped since the card was declined.", "The card was declined.", False),
+        # The clause the claim is about, or the whole sentence it spans.
+        ("The claim was not paid because the policy had lapsed.", "The claim was paid.", True),
+        (
+            "The claim was not paid because the policy had lapsed.",
+            "The claim was paid because the policy had lapsed.",
+            True,
+        ),
+    ],
+)
+def test_polarity_is_read_in_the_clause_the_claim_is_about(
+    document: str, claim: str, opposite: bool
+) -> None:
+    assert (polarity_conflict(document, claim) is not None) is opposite
+
+
 def test_a_bound_counts_only_beside_its_own_comparison() -> None:
     bound = "Liability shall not exceed EUR 250,000."
     assert not negated(bound, other="Liability is capped at EUR 250,000.")
