@@ -21,7 +21,8 @@ policies and terms are written in exactly those forms:
   assign without consent".
 
 Contractions ("wasn't", "can't") and "cannot", "nothing", "nobody", "nowhere"
-negate as "not" and "no" do. A negated phrase both statements write ("without
+negate as "not" and "no" do, and so does an exclusion ("accidental damage is
+excluded" against "accidental damage is covered"). A negated phrase both statements write ("without
 director approval") says the same in both, so it decides nothing between them:
 "may last longer than 21 days without director approval" is the opposite of "may
 last no longer than 21 days without director approval", whatever "without" does.
@@ -84,6 +85,18 @@ _NEGATED_PHRASE = re.compile(
     re.IGNORECASE,
 )
 _NOT_ONLY = re.compile(r"\bnot\s+only\b", re.IGNORECASE)
+#: An exclusion stated as what something is or does ("is excluded", "excludes
+#: flood damage", "excluded from cover"), which negates as "not covered" does. The
+#: preposition "excluding" ("EUR 100 excluding VAT") is left alone.
+_EXCLUDED = re.compile(
+    r"\b(?:is|are|was|were|be|been|remains?)\s+(?:\w+\s+)?excluded\b|\bexcludes\b"
+    r"|\bexcluded\s+from\b",
+    re.IGNORECASE,
+)
+_NOT_EXCLUDED = re.compile(
+    r"\b(?:is|are|was|were|be|been)\s+not\s+(?:\w+\s+)?excluded\b|\bdoes\s+not\s+exclude\b",
+    re.IGNORECASE,
+)
 _DOUBLE_NEGATIVE = re.compile(r"\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithout\b", re.IGNORECASE)
 
 
@@ -200,11 +213,14 @@ def _plain(text: str) -> str:
 
 def _negated(plain: str) -> bool:
     """Whether a text already written out negates what it says: a negation word
-    outside its comparisons, "not only" and double negatives."""
+    outside its comparisons, "not only" and double negatives, or an exclusion
+    ("accidental damage is excluded" says it is not covered; "is not excluded"
+    says it is)."""
     kept = _COMPARISON.sub(" ", plain)
     kept = _NOT_ONLY.sub(" ", kept)
+    kept = _NOT_EXCLUDED.sub(" ", kept)
     kept = _DOUBLE_NEGATIVE.sub(lambda m: f" {m.group('between')} ", kept)
-    return any(w in NEGATION_STEMS for w in word_stems(kept))
+    return _EXCLUDED.search(kept) is not None or any(w in NEGATION_STEMS for w in word_stems(kept))
 
 
 def _expand(match: re.Match[str]) -> str:

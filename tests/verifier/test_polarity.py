@@ -69,6 +69,9 @@ OPPOSITE = [
         "The refund is paid without delay once the goods are back.",
         "The refund is not paid without delay once the goods are back.",
     ),
+    # An exclusion negates what it excludes.
+    ("Cover for accidental damage is excluded.", "Accidental damage is covered."),
+    ("The policy excludes flood damage.", "The policy covers flood damage."),
     # A double negative is a requirement: it contradicts doing without.
     (
         "The Customer may not assign this Agreement without the Supplier's written consent.",
@@ -107,6 +110,9 @@ SAME = [
     ),
     # Both negated.
     ("The build did not pass on main.", "The build didn't pass on main."),
+    # An exclusion said as what is not covered; an exclusion denied.
+    ("Cover for accidental damage is excluded.", "Accidental damage is not covered."),
+    ("Flood damage is not excluded under section 5.", "Flood damage is covered under section 5."),
     # A bound written two ways.
     (
         "The service charge is capped at 12.5% of the annual rent.",
