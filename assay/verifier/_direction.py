@@ -7,9 +7,10 @@ word beside it, and a small model reads "rose" and "down" in one sentence as abo
 the same thing, not as opposites. So where a value of the claim and its occurrence
 in the evidence each have a word of direction beside them in their clause, and the
 two point opposite ways (up against down, later against earlier), the evidence says
-the opposite. A value with no such word on either side decides nothing: "pressure
-fell from 322 kPa to 296 kPa" against a table of readings is left to the
-arithmetic and the model.
+the opposite. In the evidence, "from A to B" around the value gives the direction
+by itself ("moves from 14 July to 21 July" is later). A value with no such word
+or pair on either side decides nothing: "pressure fell from 322 kPa to 296 kPa"
+against a table of readings is left to the arithmetic and the model.
 """
 
 from __future__ import annotations
