@@ -32,6 +32,7 @@ from assay.grounding._check import (
     claim_values,
     evidence_index,
     occurrence_of,
+    occurrences_of,
 )
 from assay.grounding._dates import (
     DateMention,
@@ -126,6 +127,7 @@ __all__ = [
     "index_evidence",
     "measure",
     "occurrence_of",
+    "occurrences_of",
     "period_of",
     "readings",
     "same",

@@ -137,6 +137,24 @@ def occurrence_of(value: ClaimValue, indexes: Sequence[EvidenceIndex]) -> Occurr
     return _occurrence(value, indexes).occurrence
 
 
+def occurrences_of(value: ClaimValue, index: EvidenceIndex) -> list[Occurrence]:
+    """Every place one evidence text states ``value``, in any written form (where
+    :func:`occurrence_of` stops at the first)."""
+    found: list[Occurrence] = []
+    if value.date is not None:
+        for mention, _ in index.dates:
+            if same_date(value.date, mention, index.years):
+                found.append(
+                    Occurrence(document=0, start=mention.start, end=mention.end, text=mention.text)
+                )
+    elif value.quantity is not None:
+        for item in index.values:
+            if supports(item.quantity, value.quantity, units=item.units):
+                q = item.quantity
+                found.append(Occurrence(document=0, start=q.start, end=q.end, text=q.text))
+    return found
+
+
 def _occurrence(value: ClaimValue, indexes: Sequence[EvidenceIndex]) -> ValueCheck:
     for doc, index in enumerate(indexes):
         if value.date is not None:

@@ -22,11 +22,22 @@ shares "run" with other rows' ``Running`` without saying anything of them.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from assay.grounding import Table, TableRow, check_values, find_tables, view_of
+from assay.grounding import (
+    Table,
+    TableRow,
+    check_values,
+    claim_values,
+    evidence_index,
+    find_tables,
+    occurrences_of,
+    view_of,
+)
 from assay.verifier._deterministic import clip
 from assay.verifier._polarity import negated
 
@@ -39,8 +50,6 @@ Kind = Literal["table", "json", "blocks"]
 _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _LETTER = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"\d")
-_BLANKED = re.compile(r"[A-Za-z0-9]")
-_JOINER = re.compile(r"_|\\-")
 #: A numbered clause: its number at the start of a line ("4.1 ", "7.3. ", "§ 12 ").
 _CLAUSE = re.compile(
     r"(?m)^[\x20\t]*(?:§\x20?)?(?P<key>\d{1,3}(?:\.\d{1,3}){0,3})[.)]?[\x20\t]+(?=\S)"
@@ -61,31 +70,48 @@ def row_mismatch(stored: str, claim: str, others: Sequence[str] = ()) -> str | N
     of the cited entry ``stored``, or None; ``others`` are the other cited entries'
     views, which may state it instead."""
     text = view_of(stored).text
-    for table, kind in _tables(stored):
-        keys, identifiers = _labels(text, table, kind=kind)
+    for rows in _read(stored):
         # A row's key names it; an identifier elsewhere in it ("node-a3") names the
         # row only where no key is named.
-        named = [i for i, labels in enumerate(keys) if _names(claim, labels, kind=kind)] or [
-            i for i, labels in enumerate(identifiers) if _names(claim, labels, kind="table")
+        named = [i for i, keys in enumerate(rows.keys) if _names(claim, keys, kind=rows.kind)] or [
+            i for i, ids in enumerate(rows.identifiers) if _names(claim, ids, kind="table")
         ]
         if len(named) != 1:
             continue
-        row = table.rows[named[0]]
+        row = rows.table.rows[named[0]]
         row_text = clip(text[row.span[0] : row.span[1]], 120)
-        where = "section" if kind == "blocks" else "row"
-        value = _value_elsewhere(text, table, named[0], claim, others)
+        where = "section" if rows.kind == "blocks" else "row"
+        value = _value_elsewhere(text, rows.table, named[0], claim, others)
         if value is not None:
             return f"“{value}” is not in the {where} it names, “{row_text}”"
         token = (
-            None
-            if negated(claim)
-            else _identifier_elsewhere(text, table, named[0], claim, others, _code(text))
+            None if negated(claim) else _identifier_elsewhere(rows, named[0], claim, others, text)
         )
         if token is not None:
             return (
                 f"“{token}” is written only in other {where}s than the one it names, “{row_text}”"
             )
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """One table of an entry, read once: its kind, and per row its tokens, the
+    tokens that name it and its identifiers (none written by any other row)."""
+
+    table: Table
+    kind: Kind
+    tokens: tuple[frozenset[str], ...]
+    keys: tuple[frozenset[str], ...]
+    identifiers: tuple[frozenset[str], ...]
+
+
+@lru_cache(maxsize=64)
+def _read(stored: str) -> tuple[_Rows, ...]:
+    """Every table of an entry with its labels, in time linear in its size."""
+    text = view_of(stored).text
+    code = _code(text)
+    return tuple(_labelled(text, table, kind, code) for table, kind in _tables(stored))
 
 
 @lru_cache(maxsize=64)
@@ -132,29 +158,37 @@ def _blocks(text: str) -> list[Table]:
     return found
 
 
-def _labels(text: str, table: Table, *, kind: Kind) -> tuple[list[set[str]], list[set[str]]]:
-    """Per row, the tokens that name it and that no other row writes: those of its
-    key (a table's first cell; a JSON record's fields that are not numbers; a
-    clause's number or a heading's tokens with a digit), then its identifiers
-    elsewhere in it."""
-    tokens = [
+def _labelled(text: str, table: Table, kind: Kind, code: frozenset[str]) -> _Rows:
+    """The table with, per row, the tokens that name it and that no other row
+    writes: those of its key (a table's first cell; a JSON record's fields that are
+    not numbers; a clause's number or a heading's tokens with a digit), then its
+    identifiers elsewhere in it (letters and digits together, or code)."""
+    cells = [
         [set(_TOKEN.findall(text[a:b])) for a, b in row.cells] or [set()] for row in table.rows
     ]
-    every = [set[str]().union(*cells) for cells in tokens]
-    keys: list[set[str]] = []
-    identifiers: list[set[str]] = []
-    for i, cells in enumerate(tokens):
-        elsewhere = set[str]().union(*(t for j, t in enumerate(every) if j != i))
+    every = [frozenset[str]().union(*row) for row in cells]
+    rows_with = Counter(t for tokens in every for t in tokens)
+    keys: list[frozenset[str]] = []
+    identifiers: list[frozenset[str]] = []
+    for row in cells:
         if kind == "json":
-            key = {t for cell in cells for t in cell if _LETTER.search(t)}
+            key = {t for cell in row for t in cell if _LETTER.search(t)}
         elif kind == "blocks":
-            key = {t for t in cells[0] if _DIGIT.search(t)}
+            key = {t for t in row[0] if _DIGIT.search(t)}
         else:
-            key = cells[0]
-        ids = {t for cell in cells[1:] for t in cell if _identifier(t)}
-        keys.append({t for t in key - elsewhere if len(t) >= 2 or kind == "blocks"})
-        identifiers.append({t for t in ids - elsewhere if len(t) >= 2})
-    return keys, identifiers
+            key = row[0]
+        ids = {t for cell in row[1:] for t in cell if _identifier(t) or t in code}
+        keys.append(
+            frozenset(t for t in key if rows_with[t] == 1 and (len(t) >= 2 or kind == "blocks"))
+        )
+        identifiers.append(frozenset(t for t in ids if rows_with[t] == 1 and len(t) >= 2))
+    return _Rows(
+        table=table,
+        kind=kind,
+        tokens=tuple(every),
+        keys=tuple(keys),
+        identifiers=tuple(identifiers),
+    )
 
 
 @lru_cache(maxsize=64)
@@ -170,69 +204,70 @@ def _identifier(token: str) -> bool:
     return bool(_LETTER.search(token) and _DIGIT.search(token))
 
 
-def _names(claim: str, labels: set[str], *, kind: Kind) -> bool:
+def _names(claim: str, labels: frozenset[str], *, kind: Kind) -> bool:
     """Whether the claim writes one of the labels. A clause's or section's number
     names it only after a word that says so ("clause 4.2", "section 7", "version
     4.2.1") or where it has two dots: alone, "4.1" is as likely an amount."""
+    written = _claim_tokens(claim)
     for label in labels:
-        # ``income_tax`` and ``in-progress`` are named in words as "income tax".
-        written = _JOINER.sub(r"[\\s_-]", re.escape(label))
-        pattern = rf"(?<![\w-]){written}(?![\w-])"
-        for match in re.finditer(pattern, claim, re.IGNORECASE):
-            if kind != "blocks" or _LETTER.search(label) or label.count(".") >= 2:
-                return True
-            if _NAMING.search(claim, 0, match.start()):
-                return True
+        if label.lower() not in written:
+            continue
+        if kind != "blocks" or _LETTER.search(label) or label.count(".") >= 2:
+            return True
+        pattern = rf"(?<![\w-]){re.escape(label)}(?![\w-])"
+        if any(_NAMING.search(claim, 0, m.start()) for m in re.finditer(pattern, claim)):
+            return True
     return False
+
+
+@lru_cache(maxsize=256)
+def _claim_tokens(claim: str) -> frozenset[str]:
+    """The claim's tokens, lower-cased, with each run of two or three words also
+    joined as a field or enum writes it: "income tax" is ``income_tax`` and
+    ``income-tax``."""
+    tokens = [t.lower() for t in _TOKEN.findall(claim)]
+    joined = {
+        joiner.join(tokens[i : i + n])
+        for n in (2, 3)
+        for i in range(len(tokens) - n + 1)
+        for joiner in ("_", "-")
+    }
+    return frozenset(tokens) | joined
 
 
 def _value_elsewhere(
     text: str, table: Table, row: int, claim: str, others: Sequence[str]
 ) -> str | None:
-    """A value of the claim that the table holds only outside the named row."""
+    """A value of the claim that the table holds, but only outside the named row."""
     start, end = table.rows[0].span[0], table.rows[-1].span[1]
-    # The text with the other rows' letters and digits written over, so that the
-    # table keeps its shape (and its columns their units) but states only the row.
-    masked = list(text)
-    for i, other in enumerate(table.rows):
-        if i != row:
-            a, b = other.span
-            masked[a:b] = _BLANKED.sub("x", text[a:b])
-    in_row = {c.value.start for c in check_values(claim, ["".join(masked)]) if c.ok}
-    for check in check_values(claim, [text]):
-        found = check.occurrence
+    own_start, own_end = table.rows[row].span
+    index = evidence_index(text).bound(text)
+    for value in claim_values(claim):
+        inside = [o for o in occurrences_of(value, index) if start <= o.start < end]
         if (
-            check.status == "found"
-            and found is not None
-            and start <= found.start < end
-            and check.value.start not in in_row
-            and not any(c.ok for c in check_values(check.value.text, list(others)))
+            inside
+            and not any(own_start <= o.start < own_end for o in inside)
+            and not any(c.ok for c in check_values(value.text, list(others)))
         ):
-            return check.value.text
+            return value.text
     return None
 
 
 def _identifier_elsewhere(
-    text: str,
-    table: Table,
-    row: int,
-    claim: str,
-    others: Sequence[str],
-    code: frozenset[str] = frozenset(),
+    rows: _Rows, row: int, claim: str, others: Sequence[str], text: str
 ) -> str | None:
     """An identifier of the claim (or a token the text writes as code) that the
     table writes only in other rows."""
-    own = set(_TOKEN.findall(text[slice(*table.rows[row].span)]))
+    own = rows.tokens[row]
     stated = {t for other in others for t in _TOKEN.findall(other)}
-    for i, other in enumerate(table.rows):
-        if i == row:
-            continue
-        theirs = set(_TOKEN.findall(text[slice(*other.span)]))
-        for token in _TOKEN.findall(claim):
-            if (
-                (_identifier(token) or token in code)
-                and token in theirs
-                and token not in own | stated
-            ):
-                return token
+    code = _code(text)
+    elsewhere = frozenset[str]().union(*(t for i, t in enumerate(rows.tokens) if i != row))
+    for token in _TOKEN.findall(claim):
+        if (
+            (_identifier(token) or token in code)
+            and token in elsewhere
+            and token not in own
+            and token not in stated
+        ):
+            return token
     return None

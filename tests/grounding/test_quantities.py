@@ -7,7 +7,13 @@ from decimal import Decimal
 
 import pytest
 
-from assay.grounding import check_values, view_of
+from assay.grounding import (
+    check_values,
+    claim_values,
+    evidence_index,
+    occurrences_of,
+    view_of,
+)
 from assay.grounding._quantities import Quantity, find_quantities, same, supports
 
 
@@ -405,3 +411,10 @@ def test_a_table_between_pipes_lends_its_columns_units(
 def test_a_rate_per_quarter_is_a_quarter_of_the_annual_rate(claim: str, found: bool) -> None:
     evidence = "Rent: GBP 48,000 per annum, payable quarterly in advance."
     assert [c.status == "found" for c in check_values(claim, [evidence])] == [found]
+
+
+def test_every_occurrence_of_a_value_is_found_in_any_form() -> None:
+    text = "Line 1: 2.0 h at EUR 610/h.\nLine 2: 120 minutes of review.\nLine 3: 3.0 h."
+    (value,) = claim_values("It took 2 hours.")
+    found = occurrences_of(value, evidence_index(text))
+    assert [o.text for o in found] == ["2.0 h", "120 minutes"]
