@@ -10,7 +10,7 @@ or a miscalculation whose right value it names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -140,33 +140,30 @@ def occurrence_of(value: ClaimValue, indexes: Sequence[EvidenceIndex]) -> Occurr
 def occurrences_of(value: ClaimValue, index: EvidenceIndex) -> list[Occurrence]:
     """Every place one evidence text states ``value``, in any written form (where
     :func:`occurrence_of` stops at the first)."""
-    found: list[Occurrence] = []
-    if value.date is not None:
-        for mention, _ in index.dates:
-            if same_date(value.date, mention, index.years):
-                found.append(
-                    Occurrence(document=0, start=mention.start, end=mention.end, text=mention.text)
-                )
-    elif value.quantity is not None:
-        for item in index.values:
-            if supports(item.quantity, value.quantity, units=item.units):
-                q = item.quantity
-                found.append(Occurrence(document=0, start=q.start, end=q.end, text=q.text))
-    return found
+    return [
+        Occurrence(document=0, start=start, end=end, text=text)
+        for start, end, text in _places(value, index)
+    ]
 
 
 def _occurrence(value: ClaimValue, indexes: Sequence[EvidenceIndex]) -> ValueCheck:
     for doc, index in enumerate(indexes):
-        if value.date is not None:
-            for mention, _ in index.dates:
-                if same_date(value.date, mention, index.years):
-                    return _found(value, doc, mention.start, mention.end, mention.text)
-        elif value.quantity is not None:
-            for item in index.values:
-                if supports(item.quantity, value.quantity, units=item.units):
-                    q = item.quantity
-                    return _found(value, doc, q.start, q.end, q.text)
+        for start, end, text in _places(value, index):
+            return _found(value, doc, start, end, text)
     return ValueCheck(value=value, status="missing")
+
+
+def _places(value: ClaimValue, index: EvidenceIndex) -> Iterator[tuple[int, int, str]]:
+    """Where one evidence text states ``value``, in order, lazily: the first costs
+    no more than the search for it."""
+    if value.date is not None:
+        for mention, _ in index.dates:
+            if same_date(value.date, mention, index.years):
+                yield mention.start, mention.end, mention.text
+    elif value.quantity is not None:
+        for item in index.values:
+            if supports(item.quantity, value.quantity, units=item.units):
+                yield item.quantity.start, item.quantity.end, item.quantity.text
 
 
 def _found(value: ClaimValue, doc: int, start: int, end: int, text: str) -> ValueCheck:
