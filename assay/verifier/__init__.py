@@ -32,6 +32,7 @@ from assay.verifier._text import (
     missing_numbers,
     premise_windows,
     split_claim,
+    split_clauses,
 )
 from assay.verifier._verifier import (
     DEFAULT_MODEL_DIR,
@@ -80,5 +81,6 @@ __all__ = [
     "premise_windows",
     "proper_names",
     "split_claim",
+    "split_clauses",
     "verdict_record",
 ]

@@ -40,7 +40,7 @@ from assay.verifier._records import Entailment
 from assay.verifier._rows import row_mismatch
 from assay.verifier._slots import bind
 from assay.verifier._standin import polarity_conflict
-from assay.verifier._text import coverage, missing_numbers
+from assay.verifier._text import coverage, missing_numbers, split_claim, split_clauses
 from assay.verifier._verifier import Verifier
 
 #: Claim types whose propositions are asserted and so must be entailed.
@@ -308,10 +308,9 @@ class LedgerVerifier:
             # The model reads what was computed beside the evidence it was computed from.
             stated = " ".join(f"{describe_computation(c)}." for c in settled.computations)
             readings = [replace(r, text=f"{r.text}\n{stated}") for r in readings]
+        clauses = [c for sentence in split_claim(prop.text) for c in split_clauses(sentence)]
         for entry, reading in zip(cited, readings, strict=True):
-            span = polarity_conflict(reading.text, prop.text) or direction_conflict(
-                reading.text, prop.text
-            )
+            span = _says_the_opposite(reading.text, prop.text, clauses)
             if span is not None:
                 stored = reading.to_stored(*span)
                 return _Outcome(
@@ -606,6 +605,31 @@ def _shift(result: Entailment, offsets: Sequence[int]) -> Entailment:
         result,
         evidence_span=(result.evidence_span[0] - start, max(result.evidence_span[1] - start, 0)),
     )
+
+
+#: A clause is read against an evidence sentence for its polarity only when the
+#: sentence writes at least this many of its content words.
+_CLAUSE_POLARITY_WORDS = 3
+
+
+def _says_the_opposite(
+    text: str, proposition: str, clauses: Sequence[str]
+) -> tuple[int, int] | None:
+    """The span of ``text`` that says the opposite of the proposition or of one of
+    its clauses (:func:`polarity_conflict`, :func:`direction_conflict`), or None.
+
+    A clause is read on its own because a proposition that joins two facts
+    ("Lovelace is on floor 3; food is allowed in quiet rooms") shares too few words
+    with the one sentence that denies one of them for the whole to be read against
+    it."""
+    found = polarity_conflict(text, proposition) or direction_conflict(text, proposition)
+    for clause in clauses:
+        if found is not None:
+            break
+        found = polarity_conflict(
+            text, clause, min_words=_CLAUSE_POLARITY_WORDS
+        ) or direction_conflict(text, clause)
+    return found
 
 
 def _gives_otherwise(premise: str, proposition: str) -> bool:

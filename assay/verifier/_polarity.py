@@ -84,6 +84,10 @@ _NEGATED_PHRASE = re.compile(
     r"\b(?:no|not|never|none|without|neither|nor|nothing|nobody|nowhere)\s+(?P<rest>\w+)",
     re.IGNORECASE,
 )
+#: A word negated by its prefix ("unaffected", "inactive", "non-refundable").
+_PREFIXED = re.compile(
+    r"\b(?:(?:un|non-?)(?P<rest>[a-z]{4,})|i[nm](?P<short>[a-z]{5,}))\b", re.IGNORECASE
+)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b", re.IGNORECASE)
 #: An exclusion stated as what something is or does ("is excluded", "excludes
 #: flood damage", "excluded from cover"), which negates as "not covered" does. The
@@ -122,16 +126,35 @@ def negated(text: str, *, other: str = "") -> bool:
     """Whether ``text`` is negated, read beside ``other`` (the statement it is
     compared with): a bound in ``text`` counts as a negation only where ``other``
     goes past it."""
-    a, b = _unshared(_plain(text), _plain(other))
+    a, b = _unshared(*_prefixes_written_out(_plain(text), _plain(other)))
     return _negated(a) or _passed(_comparisons(a), _comparisons(b))
 
 
 def opposite_polarity(first: str, second: str) -> bool:
     """Whether exactly one of two statements is negated, or one goes past a bound
     the other sets."""
-    a, b = _unshared(_plain(first), _plain(second))
+    a, b = _unshared(*_prefixes_written_out(_plain(first), _plain(second)))
     ca, cb = _comparisons(a), _comparisons(b)
     return _passed(ca, cb) or _passed(cb, ca) or _negated(a) != _negated(b)
+
+
+def _prefixes_written_out(first: str, second: str) -> tuple[str, str]:
+    """Both statements, a word negated by its prefix written as "not" and the word
+    where the other statement writes the word itself: "unaffected" against
+    "affected", "inactive" against "active", "non-refundable" against "refundable".
+    A word is read so only beside its unprefixed form, so that "invoice" or
+    "understand" stay as they are."""
+
+    def rewrite(text: str, other: str) -> str:
+        words = set(word_stems(other))
+
+        def spell(match: re.Match[str]) -> str:
+            rest = match.group("rest") or match.group("short")
+            return f"not {rest}" if word_stems(rest)[0] in words else match.group(0)
+
+        return _PREFIXED.sub(spell, text)
+
+    return rewrite(first, second), rewrite(second, first)
 
 
 def _unshared(first: str, second: str) -> tuple[str, str]:

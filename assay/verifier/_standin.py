@@ -84,18 +84,21 @@ def best_sentence(document: str, claim: str) -> tuple[tuple[int, int], float]:
 
 
 def polarity_conflict(
-    document: str, claim: str, *, min_coverage: float = 0.6
+    document: str, claim: str, *, min_coverage: float = 0.6, min_words: int = 0
 ) -> tuple[int, int] | None:
     """The span of a sentence that says what the claim says, but with the opposite
     polarity ("sets no cap" against "is capped"), or None.
 
-    Only a sentence holding at least ``min_coverage`` of the claim's content words
-    counts, so that a negation elsewhere in a document decides nothing. It errs
-    towards abstention: a true negated claim that shares most words with a positive
-    sentence ("partners are not capped at EUR 380") is called a contradiction.
+    Only a sentence holding at least ``min_coverage`` of the claim's content words,
+    and at least ``min_words`` of them, counts, so that a negation elsewhere in a
+    document decides nothing; ``min_words`` keeps a short clause ("the room has no
+    screen") from being read against a line that only names its subject ("room:
+    Lovelace"). It errs towards abstention: a true negated claim that shares most
+    words with a positive sentence ("partners are not capped at EUR 380") is called
+    a contradiction.
     """
     span, coverage = best_sentence(document, claim)
-    if coverage < min_coverage:
+    if coverage < min_coverage or coverage * len(_content(claim)) < min_words:
         return None
     clause = _covering_clause(document, span, claim, min_coverage)
     if opposite_polarity(claim, document[clause[0] : clause[1]]):

@@ -150,6 +150,55 @@ def split_claim(claim: str) -> list[str]:
     return parts or [claim.strip()]
 
 
+#: Where a sentence joins clauses that each state something: a semicolon, a dash,
+#: or a comma before a coordinating or concessive conjunction. "while" and "so" are
+#: left alone: "the loss happened while the policy was in force" dates one clause by
+#: the other, and cut apart the two clauses no longer say that.
+_CLAUSE_CUT = re.compile(
+    r";\s+|\s+(?:\u2014|\u2013|--)\s+|,\s+(?=(?:but|whereas|although|though|yet|and)\s)",
+    re.IGNORECASE,
+)
+_CLAUSE_LEAD = re.compile(r"^(?:but|whereas|although|though|yet|and)\s+", re.IGNORECASE)
+#: ", and" after a comma and at most this many words ends a list ("printing,
+#: binding, and delivery"; "a charger, two spare batteries, and a case").
+_LIST_ITEM_WORDS = 3
+#: A piece shorter than this many words is not a clause of its own ("sometimes
+#: more" after a dash) and stays with its neighbour.
+_CLAUSE_WORDS = 3
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """The clauses a claim sentence joins, each to be supported on its own: "The
+    only copy is on the shelf, but the account is at its limit" gives "The only copy
+    is on the shelf" and "the account is at its limit". Empty for a sentence of one
+    clause.
+
+    ", and" after a short item of a list ("printing, binding, and delivery") ends
+    the list and joins no clause. The conjunction that joins a
+    clause is dropped; a piece of fewer than three words stays with its neighbour.
+    """
+    spans: list[tuple[int, int]] = []  # each piece: (its start, where the next cut starts)
+    start = 0
+    for cut in _CLAUSE_CUT.finditer(sentence):
+        before = sentence[start : cut.start()]
+        item = before.rsplit(",", 1)[1] if "," in before else ""
+        ends_list = _word_count(item) <= _LIST_ITEM_WORDS and cut.group(0).startswith(",")
+        if item and ends_list and sentence[cut.end() :].lower().startswith("and "):
+            continue
+        spans.append((start, cut.start()))
+        start = cut.end()
+    spans.append((start, len(sentence)))
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        short = _word_count(sentence[a:b]) < _CLAUSE_WORDS
+        if merged and (short or _word_count(sentence[slice(*merged[-1])]) < _CLAUSE_WORDS):
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    clauses = [_CLAUSE_LEAD.sub("", sentence[a:b].strip()) for a, b in merged]
+    return clauses if len(clauses) > 1 else []
+
+
 def numbers_in(text: str) -> list[str]:
     """The numbers written in ``text``, normalised (thousands separators dropped)."""
     return [m.group(0).replace(",", "").lstrip("+") for m in _NUMBER.finditer(text)]
@@ -207,7 +256,41 @@ def _stem_word(word: str) -> str:
 def _stem(word: str) -> str:
     """One word's stem, memoised: a handful of words make up most of every text, and
     the stemmer is pure Python (a few microseconds a word, a dict lookup once seen)."""
-    return _stem_word(word)
+    return _stem_word(_CLIPPED.get(word, word))
+
+
+#: Clipped words and the word they clip, so that "exam" meets "examination".
+_CLIPPED = {
+    "exam": "examination",
+    "exams": "examinations",
+    "lab": "laboratory",
+    "labs": "laboratories",
+    "info": "information",
+    "repo": "repository",
+    "repos": "repositories",
+    "config": "configuration",
+    "configs": "configurations",
+    "admin": "administrator",
+    "admins": "administrators",
+    "app": "application",
+    "apps": "applications",
+    "doc": "document",
+    "docs": "documents",
+    "spec": "specification",
+    "specs": "specifications",
+    "stats": "statistics",
+    "approx": "approximately",
+    "dept": "department",
+    "govt": "government",
+    "mgmt": "management",
+    "qty": "quantity",
+    "amt": "amount",
+    "acct": "account",
+    "max": "maximum",
+    "temp": "temperature",
+    "env": "environment",
+    "auth": "authentication",
+}
 
 
 @lru_cache(maxsize=8192)

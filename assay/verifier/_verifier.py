@@ -5,7 +5,10 @@ short premises from the document units (sentences) that share most content words
 with it: the best unit, the best two, the best three, each in document order. Score
 every (premise, sentence) pair with the cross-encoder; a sentence is as supported as
 its best premise (max), a claim as its weakest sentence (min: one unsupported
-sentence makes the whole claim unsupported). Finally the calibration combines that
+sentence makes the whole claim unsupported). A sentence that joins clauses ("X, but
+Y"; "X; Y") is also read clause by clause, and its weakest clause decides where it
+reads better than the whole or is read as contradicted
+(:meth:`Verifier._sentence_reading`). Finally the calibration combines that
 log-odds with the claim's word coverage of the document into one probability.
 
 Focused premises, rather than long windows of the document, are what a small model
@@ -46,6 +49,7 @@ from assay.verifier._text import (
     focused_premises,
     missing_numbers,
     split_claim,
+    split_clauses,
 )
 
 #: Environment variable naming a replacement model (hub id or local path).
@@ -62,8 +66,14 @@ _LOADED: dict[tuple[str, int | None, bool], Verifier] = {}
 class _Job:
     pair: int
     sentence: int
+    clause: int | None  # None: the whole sentence
     premise: Premise
     hypothesis: str
+
+
+#: One reading of a claim sentence or clause: its best premise's entailment
+#: log-odds, that premise's job and its (penalised) logits.
+_Reading = tuple[float, "_Job", tuple[float, ...]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,17 +227,20 @@ class Verifier:
     ) -> list[_Decision]:
         jobs = [job for i, pair in enumerate(pairs) for job in self._jobs(i, *pair)]
         logits = self.score([(j.premise.text, j.hypothesis) for j in jobs], cache=cache)
-        best: dict[tuple[int, int], tuple[float, _Job, tuple[float, ...]]] = {}
+        best: dict[tuple[int, int, int | None], _Reading] = {}
         entail = self.labels.index("entailment")
         for job, raw in zip(jobs, logits, strict=True):
             row = self._number_penalty(job, raw, entail)
             odds = entailment_log_odds(row, entail)
-            key = (job.pair, job.sentence)
+            key = (job.pair, job.sentence, job.clause)
             if key not in best or odds > best[key][0]:
                 best[key] = (odds, job, row)
-        per_pair: dict[int, list[tuple[float, _Job, tuple[float, ...]]]] = {}
-        for (pair, _), value in best.items():
-            per_pair.setdefault(pair, []).append(value)
+        readings: dict[tuple[int, int], list[_Reading]] = {}
+        for (pair, sentence, _), value in best.items():
+            readings.setdefault((pair, sentence), []).append(value)
+        per_pair: dict[int, list[_Reading]] = {}
+        for (pair, _), sentence_readings in readings.items():
+            per_pair.setdefault(pair, []).append(self._sentence_reading(sentence_readings))
         decisions: list[_Decision] = []
         for i, (document, claim) in enumerate(pairs):
             odds, job, row = min(per_pair[i], key=lambda v: v[0])
@@ -235,6 +248,27 @@ class Verifier:
             support = Support(odds, coverage(claim, document), top == "contradiction")
             decisions.append(_Decision(support=support, job=job, logits=row))
         return decisions
+
+    def _sentence_reading(self, readings: Sequence[_Reading]) -> _Reading:
+        """How supported one claim sentence is, from its readings: the whole sentence
+        first, then each of its clauses (:func:`split_clauses`).
+
+        A sentence joins what it says, and its weakest clause is as far as the
+        evidence carries it: the weakest clause decides where it reads better than
+        the whole sentence (a small model reads "X is on the shelf, but Y is at its
+        limit" poorly, and two facts from two entries never sit in one premise),
+        and where the model reads it as contradicted ("Dev Patel opened it, but
+        Marta restarted the worker", with the roles swapped). Otherwise the whole
+        sentence decides: a clause cut out of it can lose what it refers to ("the
+        third is in CrashLoopBackOff").
+        """
+        whole, *clauses = readings
+        if not clauses:
+            return whole
+        weakest = min(clauses, key=lambda reading: reading[0])
+        row = weakest[2]
+        contradicted = self.labels[max(range(len(row)), key=row.__getitem__)] == "contradiction"
+        return weakest if contradicted or weakest[0] > whole[0] else whole
 
     def _number_penalty(self, job: _Job, row: tuple[float, ...], entail: int) -> tuple[float, ...]:
         """Lower the entailment logit of a premise that lacks a number the claim states.
@@ -251,11 +285,13 @@ class Verifier:
             raise InvalidPair("document and claim must both be str")
         if not claim.strip():
             raise InvalidPair("the claim is empty")
+        # Per sentence: the whole sentence (clause None) first, then its clauses.
         return [
-            _Job(pair=index, sentence=s, premise=premise, hypothesis=sentence)
+            _Job(pair=index, sentence=s, clause=c, premise=premise, hypothesis=part)
             for s, sentence in enumerate(split_claim(claim))
+            for c, part in [(None, sentence), *enumerate(split_clauses(sentence))]
             for premise in focused_premises(
-                document, sentence, focus=self.focus, unit_words=self.unit_words
+                document, part, focus=self.focus, unit_words=self.unit_words
             )
         ]
 

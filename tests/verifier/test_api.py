@@ -26,9 +26,10 @@ from assay.verifier import (
     missing_numbers,
     premise_windows,
     split_claim,
+    split_clauses,
 )
 from assay.verifier._calibration import coverage_penalty, fit_logistic
-from assay.verifier._text import evidence_units, split_sentences
+from assay.verifier._text import evidence_units, split_sentences, word_stems
 
 
 def test_label_order_maps_names_in_model_order() -> None:
@@ -100,6 +101,48 @@ def test_claims_split_into_sentences() -> None:
         "It rained.",
         "The match was cancelled.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clauses"),
+    [
+        (
+            "The spare key is at reception, but the van's tank is nearly empty.",
+            ["The spare key is at reception", "the van's tank is nearly empty."],
+        ),
+        (
+            "Refunds take five days; exchanges are made on the spot.",
+            ["Refunds take five days", "exchanges are made on the spot."],
+        ),
+        (
+            "The audit found 3 open findings, 2 fewer than last year, and none of them is high.",
+            ["The audit found 3 open findings, 2 fewer than last year", "none of them is high."],
+        ),
+        (
+            "The pump was replaced — the old one had seized — and tested at 4 bar.",
+            ["The pump was replaced", "the old one had seized", "tested at 4 bar."],
+        ),
+        # A list is no clause, nor is a piece of one or two words.
+        ("The kit holds a charger, two spare batteries, and a carry case.", []),
+        ("Red, green, and blue are in stock.", []),
+        ("Delivery takes 3 days — sometimes more.", []),
+        # "while" dates one clause by the other; cut apart they would not say so.
+        ("The loss happened on 3 May, while the policy was still in force.", []),
+        ("The invoice was paid on time.", []),
+    ],
+)
+def test_sentences_split_into_clauses(sentence: str, clauses: list[str]) -> None:
+    assert split_clauses(sentence) == clauses
+
+
+def test_clipped_words_meet_the_words_they_clip() -> None:
+    assert word_stems("exam lab docs config") == word_stems(
+        "examination laboratory documents configuration"
+    )
+    assert (
+        coverage("The course has no written final exam.", "There is no written final examination.")
+        == 0.8
+    )
 
 
 def test_missing_numbers() -> None:

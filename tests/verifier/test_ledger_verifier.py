@@ -298,3 +298,40 @@ def test_a_hyphenated_name_matches_its_parts_and_its_joined_form() -> None:
     evidence = ["Vendor: Rheinwerk Antriebe GmbH; contact m.haas (Kiln-Harbour office)."]
     assert deterministic_gaps("The order went to Rhein-Werk via Kiln Harbour.", evidence).gaps == []
     assert deterministic_gaps("The order went via Kiln Bay.", evidence).gaps == ["Bay"]
+
+
+def _room_evidence(cp: ControlPlane) -> tuple[str, str, str, str]:
+    run = cp.ledger.start_run()
+    room = {"room": "Lovelace", "capacity": 8, "floor": 3, "screen": True}
+    booking = {"room": "Lovelace", "booked_by": "K. Osei", "slot": "10:00-11:00"}
+    rules = "Rooms on floor 3 are quiet rooms. Food is not allowed in quiet rooms."
+    room_id = cp.ledger.append(
+        run, kind="tool_output", source="tool:room", content=json.dumps(room)
+    ).id
+    booking_id = cp.ledger.append(
+        run, kind="tool_output", source="tool:booking", content=json.dumps(booking)
+    ).id
+    rules_id = cp.ledger.append(run, kind="retrieval", source="handbook.md", content=rules).id
+    return run, room_id, booking_id, rules_id
+
+
+def test_two_facts_from_two_entries_are_read_clause_by_clause(cp: ControlPlane) -> None:
+    run, room, booking, _rules = _room_evidence(cp)
+    claim = "K. Osei booked Lovelace for 10:00-11:00, and the room has a screen."
+    verified = cp.verifier.verify(run, handover(run, (claim, [room, booking])))
+    assert verified.all_entailed, [v.reason for v in verified.verdicts]
+
+
+def test_a_clause_the_evidence_denies_is_the_opposite(cp: ControlPlane) -> None:
+    run, room, _booking, rules = _room_evidence(cp)
+    claim = "Lovelace is on floor 3; food is allowed in quiet rooms."
+    verdict = cp.verifier.verify(run, handover(run, (claim, [room, rules]))).verdicts[0]
+    assert verdict.verdict.label == "contradiction"
+    assert verdict.reason == f"{rules} says the opposite: “Food is not allowed in quiet rooms.”"
+
+
+def test_a_short_clause_is_not_read_against_a_line_that_only_names_it(cp: ControlPlane) -> None:
+    run, room, booking, _rules = _room_evidence(cp)
+    claim = "The Lovelace room has no whiteboard, but K. Osei booked it."
+    verdict = cp.verifier.verify(run, handover(run, (claim, [room, booking]))).verdicts[0]
+    assert "says the opposite" not in verdict.reason

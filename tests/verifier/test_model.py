@@ -81,6 +81,38 @@ def test_weakest_sentence_of_a_claim_decides(verifier: Verifier) -> None:
     assert both.score < alone.score
 
 
+CHANGE_LOG = (
+    "Ticket OPS-3391 was opened by Marta Quiroga on Monday. The on-call engineer, Dev "
+    "Patel, restarted the ingest worker at 14:05. The queue drained within ten minutes."
+)
+
+
+BUILD_LOG = (
+    "Build 812 compiled in 4 minutes. The integration stage failed on test_refund_flow. "
+    "The artefact was not published."
+)
+
+
+@pytest.mark.parametrize(
+    ("document", "claim"),
+    [
+        # The roles swapped between the two clauses.
+        (CHANGE_LOG, "Dev Patel opened OPS-3391, but Marta Quiroga restarted the ingest worker."),
+        # The first clause true, the second the opposite.
+        (BUILD_LOG, "Build 812 compiled, and the integration stage passed."),
+    ],
+)
+def test_a_clause_read_as_contradicted_decides_its_sentence(
+    verifier: Verifier, document: str, claim: str
+) -> None:
+    assert verifier.check(document, claim).label == "contradiction"
+
+
+def test_a_sentence_of_true_clauses_stays_supported(verifier: Verifier) -> None:
+    claim = "Marta Quiroga opened OPS-3391, and Dev Patel restarted the ingest worker at 14:05."
+    assert verifier.check(CHANGE_LOG, claim).supported
+
+
 def test_label_order_is_read_from_config(verifier: Verifier) -> None:
     permutation = [2, 0, 1]
     model = copy.deepcopy(verifier.model)

@@ -180,6 +180,31 @@ def test_polarity_is_read_in_the_clause_the_claim_is_about(
     assert (polarity_conflict(document, claim) is not None) is opposite
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "opposite"),
+    [
+        ("The account is inactive.", "The account is active.", True),
+        ("The booking deposit is non-refundable.", "The booking deposit is refundable.", True),
+        ("The figures in row 4 are incorrect.", "The figures in row 4 are correct.", True),
+        (
+            "Units shipped after 3 May are unaffected.",
+            "Units shipped after 3 May are not affected.",
+            False,
+        ),
+        (
+            "The export is unavailable on the free plan.",
+            "The export is not available on the free plan.",
+            False,
+        ),
+        # "in" before a word of four letters is no prefix ("income", "inform").
+        ("The income was declared.", "The come was declared.", False),
+    ],
+)
+def test_a_word_negated_by_its_prefix(first: str, second: str, opposite: bool) -> None:
+    assert opposite_polarity(first, second) is opposite
+    assert opposite_polarity(second, first) is opposite
+
+
 def test_a_bound_counts_only_beside_its_own_comparison() -> None:
     bound = "Liability shall not exceed EUR 250,000."
     assert not negated(bound, other="Liability is capped at EUR 250,000.")
