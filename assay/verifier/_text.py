@@ -159,6 +159,7 @@ _CLAUSE_CUT = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_LEAD = re.compile(r"^(?:but|whereas|although|though|yet|and)\s+", re.IGNORECASE)
+_CONCESSIVE_STILL = re.compile(r"\bstill\s+", re.IGNORECASE)
 #: ", and" after a comma and at most this many words ends a list ("printing,
 #: binding, and delivery"; "a charger, two spare batteries, and a case").
 _LIST_ITEM_WORDS = 3
@@ -195,8 +196,21 @@ def split_clauses(sentence: str) -> list[str]:
             merged[-1] = (merged[-1][0], b)
         else:
             merged.append((a, b))
-    clauses = [_CLAUSE_LEAD.sub("", sentence[a:b].strip()) for a, b in merged]
+    clauses = [_clause(sentence[a:b].strip()) for a, b in merged]
     return clauses if len(clauses) > 1 else []
+
+
+def _clause(piece: str) -> str:
+    """A piece without the conjunction that joins it, and without the "still" of a
+    concession ("but the vessel still sailed" says that it sailed: a small model
+    reads the concessive "still" as a contradiction of "the vessel sailed")."""
+    lead = _CLAUSE_LEAD.match(piece)
+    if lead is None:
+        return piece
+    rest = piece[lead.end() :]
+    if lead.group(0).strip().lower() != "and":
+        rest = _CONCESSIVE_STILL.sub("", rest, count=1)
+    return rest
 
 
 def numbers_in(text: str) -> list[str]:

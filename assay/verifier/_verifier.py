@@ -266,9 +266,9 @@ class Verifier:
         if not clauses:
             return whole
         weakest = min(clauses, key=lambda reading: reading[0])
-        row = weakest[2]
+        odds, _, row = weakest
         contradicted = self.labels[max(range(len(row)), key=row.__getitem__)] == "contradiction"
-        return weakest if contradicted or weakest[0] > whole[0] else whole
+        return weakest if contradicted or odds > whole[0] else whole
 
     def _number_penalty(self, job: _Job, row: tuple[float, ...], entail: int) -> tuple[float, ...]:
         """Lower the entailment logit of a premise that lacks a number the claim states.

@@ -122,6 +122,15 @@ def test_claims_split_into_sentences() -> None:
             "The pump was replaced — the old one had seized — and tested at 4 bar.",
             ["The pump was replaced", "the old one had seized", "tested at 4 bar."],
         ),
+        # The "still" of a concession goes with its conjunction; any other stays.
+        (
+            "Two pumps failed their test, but the line still started at 06:00.",
+            ["Two pumps failed their test", "the line started at 06:00."],
+        ),
+        (
+            "The invoice was paid, and the claim is still under review.",
+            ["The invoice was paid", "the claim is still under review."],
+        ),
         # A list is no clause, nor is a piece of one or two words.
         ("The kit holds a charger, two spare batteries, and a carry case.", []),
         ("Red, green, and blue are in stock.", []),
