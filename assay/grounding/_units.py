@@ -374,11 +374,20 @@ def unit_of(spelling: str) -> str | None:
     return _WORDS.get(spelling.lower()) or _CURRENCY_WORDS.get(spelling.lower())
 
 
+#: Unit symbols that name a field's unit from its first part (``km_driven``): short
+#: symbols and currency codes, not words a field may begin with for another
+#: reason (``day_of_week``, ``min_order``, ``bar_code``, ``sec_group``).
+_LEADING_UNITS = frozenset(
+    k for k in _KEY_UNITS if 2 <= len(k) <= 3 and k not in {"bar", "min", "sec", "ma", "pa"}
+)
+
+
 def key_unit(key: str) -> str | None:
     """The unit a field or column name ends with: ``voltage_mv`` → millivolts,
     ``flow_l_per_s`` → litres per second, ``price_gbp`` → GBP, ``rent_monthly`` →
     per month (``/month``), ``requests_per_minute`` and ``per_minute`` → per minute,
-    ``fuel_surcharge_pct`` → percent, ``temp_c`` → degrees Celsius."""
+    ``fuel_surcharge_pct`` → percent, ``temp_c`` → degrees Celsius, ``km_driven`` →
+    kilometres."""
     parts = [p for p in _split_key(key) if p]
     if not parts:
         return None
@@ -403,7 +412,11 @@ def key_unit(key: str) -> str | None:
     if len(parts) == 1:
         return _KEY_UNITS.get(last) if len(last) > 2 else None
     # ``lease_years_remaining``: the last part that names a unit, after the first.
-    return next((_KEY_UNITS[p] for p in reversed(parts[1:]) if p in _KEY_UNITS), None)
+    named = next((_KEY_UNITS[p] for p in reversed(parts[1:]) if p in _KEY_UNITS), None)
+    if named is None and parts[0] in _LEADING_UNITS:
+        # ``km_driven``, ``kwh_used``, ``eur_total``: a unit's symbol first.
+        return _KEY_UNITS[parts[0]]
+    return named
 
 
 def _split_key(key: str) -> list[str]:

@@ -607,11 +607,6 @@ def _shift(result: Entailment, offsets: Sequence[int]) -> Entailment:
     )
 
 
-#: A clause is read against an evidence sentence for its polarity only when the
-#: sentence writes at least this many of its content words.
-_CLAUSE_POLARITY_WORDS = 3
-
-
 def _says_the_opposite(
     text: str, proposition: str, clauses: Sequence[str]
 ) -> tuple[int, int] | None:
@@ -626,9 +621,9 @@ def _says_the_opposite(
     for clause in clauses:
         if found is not None:
             break
-        found = polarity_conflict(
-            text, clause, min_words=_CLAUSE_POLARITY_WORDS
-        ) or direction_conflict(text, clause)
+        found = polarity_conflict(text, clause, shared_negation=True) or direction_conflict(
+            text, clause
+        )
     return found
 
 

@@ -38,7 +38,7 @@ from decimal import Decimal
 from assay.grounding import find_numbers
 from assay.verifier._text import word_stems
 
-__all__ = ["NEGATION_STEMS", "negated", "opposite_polarity"]
+__all__ = ["NEGATION_STEMS", "negated", "negation_about_shared_words", "opposite_polarity"]
 
 #: Word stems (``word_stems``) that negate the statement they stand in.
 NEGATION_STEMS = frozenset(
@@ -88,6 +88,12 @@ _NEGATED_PHRASE = re.compile(
 _PREFIXED = re.compile(
     r"\b(?:(?:un|non-?)(?P<rest>[a-z]{4,})|i[nm](?P<short>[a-z]{5,}))\b", re.IGNORECASE
 )
+#: A negation word and the two words after it, articles skipped: what it negates.
+_NEGATION_SCOPE = re.compile(
+    r"\b(?:no|not|never|none|without|neither|nor|nothing|nobody|nowhere)\s+"
+    r"(?:(?:a|an|the|any)\s+)?(?P<scope>[\w./-]+(?:\s+[\w./-]+)?)",
+    re.IGNORECASE,
+)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b", re.IGNORECASE)
 #: An exclusion stated as what something is or does ("is excluded", "excludes
 #: flood damage", "excluded from cover"), which negates as "not covered" does. The
@@ -136,6 +142,26 @@ def opposite_polarity(first: str, second: str) -> bool:
     a, b = _unshared(*_prefixes_written_out(_plain(first), _plain(second)))
     ca, cb = _comparisons(a), _comparisons(b)
     return _passed(ca, cb) or _passed(cb, ca) or _negated(a) != _negated(b)
+
+
+def negation_about_shared_words(first: str, second: str) -> bool:
+    """Whether a negation of either statement bears on a word the other one writes:
+    one of the two words after "no", "not", "without" ... ("no longer needed",
+    "without an appointment"; articles skipped) is in the other statement.
+
+    "The room has no whiteboard" denies something a line ``room: Lovelace`` never
+    mentions, so it is not that line's opposite; "boosters need an appointment"
+    is the opposite of "boosters are given without an appointment"."""
+    a, b = _prefixes_written_out(_plain(first), _plain(second))
+    return _bears_on(a, b) or _bears_on(b, a)
+
+
+def _bears_on(text: str, other: str) -> bool:
+    words = set(word_stems(other))
+    for match in _NEGATION_SCOPE.finditer(text):
+        if any(stem in words for stem in word_stems(match.group("scope"))):
+            return True
+    return False
 
 
 def _prefixes_written_out(first: str, second: str) -> tuple[str, str]:

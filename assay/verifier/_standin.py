@@ -11,7 +11,11 @@ import re
 from collections.abc import Iterable
 
 from assay.verifier._cache import EntailmentCache
-from assay.verifier._polarity import NEGATION_STEMS, opposite_polarity
+from assay.verifier._polarity import (
+    NEGATION_STEMS,
+    negation_about_shared_words,
+    opposite_polarity,
+)
 from assay.verifier._records import Entailment
 from assay.verifier._text import STOP_WORDS, split_sentences, word_stems
 
@@ -84,26 +88,29 @@ def best_sentence(document: str, claim: str) -> tuple[tuple[int, int], float]:
 
 
 def polarity_conflict(
-    document: str, claim: str, *, min_coverage: float = 0.6, min_words: int = 0
+    document: str, claim: str, *, min_coverage: float = 0.6, shared_negation: bool = False
 ) -> tuple[int, int] | None:
     """The span of a sentence that says what the claim says, but with the opposite
     polarity ("sets no cap" against "is capped"), or None.
 
-    Only a sentence holding at least ``min_coverage`` of the claim's content words,
-    and at least ``min_words`` of them, counts, so that a negation elsewhere in a
-    document decides nothing; ``min_words`` keeps a short clause ("the room has no
-    screen") from being read against a line that only names its subject ("room:
-    Lovelace"). It errs towards abstention: a true negated claim that shares most
-    words with a positive sentence ("partners are not capped at EUR 380") is called
-    a contradiction.
+    Only a sentence holding at least ``min_coverage`` of the claim's content words
+    counts, so that a negation elsewhere in a document decides nothing. With
+    ``shared_negation``, only a negation that bears on a word both write counts
+    (:func:`negation_about_shared_words`): a short clause ("the room has no
+    whiteboard") then is not read against a line that only names its subject
+    ("room: Lovelace"). It errs towards abstention: a true negated claim that shares
+    most words with a positive sentence ("partners are not capped at EUR 380") is
+    called a contradiction.
     """
     span, coverage = best_sentence(document, claim)
-    if coverage < min_coverage or coverage * len(_content(claim)) < min_words:
+    if coverage < min_coverage:
         return None
-    clause = _covering_clause(document, span, claim, min_coverage)
-    if opposite_polarity(claim, document[clause[0] : clause[1]]):
-        return span
-    return None
+    a, b = _covering_clause(document, span, claim, min_coverage)
+    if not opposite_polarity(claim, document[a:b]):
+        return None
+    if shared_negation and not negation_about_shared_words(claim, document[a:b]):
+        return None
+    return span
 
 
 def _covering_clause(

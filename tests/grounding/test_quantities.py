@@ -345,6 +345,26 @@ def test_a_temperature_field_lends_its_scale(claim: str, found: bool) -> None:
 @pytest.mark.parametrize(
     ("claim", "found"),
     [
+        ("The vans drove 11,075 km.", True),
+        ("The vans drove 11,075 miles.", False),
+        ("The site used 412.5 kWh.", True),
+        ("The invoice totals EUR 1,980.", True),
+        # A field that begins with a word a field may begin with for another reason.
+        ("The order is at least 5 minutes.", False),
+    ],
+)
+def test_a_unit_symbol_that_begins_a_field_lends_its_unit(claim: str, found: bool) -> None:
+    evidence = (
+        "depot,km_driven,kwh_used,eur_total,min_order\n"
+        "York,11075,412.5,1980,5\n"
+        "Hull,7920,300,1500,10"
+    )
+    assert [c.status == "found" for c in check_values(claim, [evidence])] == [found]
+
+
+@pytest.mark.parametrize(
+    ("claim", "found"),
+    [
         ("The limit is 600 requests per minute.", True),
         ("The limit is 600 requests a minute.", True),
         ("The limit is 10 requests per second.", True),  # the same rate

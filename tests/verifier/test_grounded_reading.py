@@ -124,6 +124,37 @@ def test_a_long_entry_is_read_through_a_bounded_selection_of_records() -> None:
     assert text[start:end] == "AC-12345"
 
 
+STOCK_CSV = (
+    "Stock at 07:00\n"
+    "site,zone,ON_HAND,allocated\n"
+    "LEJ2,A,310,310\n"
+    "DUB1,B,1256,0\n"
+    "Checked by the night shift."
+)
+
+
+def test_a_table_row_is_read_with_its_cells_named_by_their_columns() -> None:
+    reading = read(STOCK_CSV, "How many rolls does DUB1 hold?")
+    assert reading.text.splitlines() == [
+        "Stock at 07:00",
+        "site,zone,ON_HAND,allocated",
+        "site: LEJ2, zone: A, ON_HAND: 310, allocated: 310",
+        "site: DUB1, zone: B, ON_HAND: 1256, allocated: 0",
+        "Checked by the night shift.",
+    ]
+    # A span inside a written-out row is that row of the stored text; elsewhere
+    # the span maps character for character.
+    start = reading.text.index("ON_HAND: 1256")
+    assert STOCK_CSV[slice(*reading.to_stored(start, start + 13))] == "DUB1,B,1256,0"
+    start = reading.text.index("night shift")
+    assert STOCK_CSV[slice(*reading.to_stored(start, start + 11))] == "night shift"
+
+
+def test_a_table_without_a_header_is_read_as_written() -> None:
+    log = "09:12  CLM-220391  FNOL received\n09:40  CLM-220391  adjuster assigned\n"
+    assert read(log, "When was the adjuster assigned?").text == log
+
+
 def test_a_proposition_over_the_limit_is_not_judged(cp: ControlPlane) -> None:
     run = cp.ledger.start_run()
     entry = cp.ledger.append(run, kind="tool_output", source="tool:x", content="All is well.")

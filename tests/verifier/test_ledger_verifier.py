@@ -335,3 +335,29 @@ def test_a_short_clause_is_not_read_against_a_line_that_only_names_it(cp: Contro
     claim = "The Lovelace room has no whiteboard, but K. Osei booked it."
     verdict = cp.verifier.verify(run, handover(run, (claim, [room, booking]))).verdicts[0]
     assert "says the opposite" not in verdict.reason
+
+
+def test_a_claim_about_a_csv_row_is_read_against_the_row_written_out(cp: ControlPlane) -> None:
+    run = cp.ledger.start_run()
+    csv = "depot,vans,km_driven\nLeeds,14,18230\nYork,9,11075\nHull,6,7920"
+    fleet = cp.ledger.append(run, kind="tool_output", source="tool:fleet", content=csv).id
+    verified = cp.verifier.verify(
+        run, handover(run, ("The York depot has 9 vans, which drove 11,075 km.", [fleet]))
+    )
+    assert verified.all_entailed, [v.reason for v in verified.verdicts]
+    span = verified.verdicts[0].verdict.span
+    assert span is not None and "York,9,11075" in csv[span[0] : span[1]]
+
+
+def test_a_clause_whose_denial_the_evidence_negates_is_the_opposite(cp: ControlPlane) -> None:
+    run = cp.ledger.start_run()
+    pet = {"patient": "Rex", "species": "dog", "weight_kg": 9.5}
+    clinic = "Boosters are given without an appointment on weekday mornings."
+    pet_id = cp.ledger.append(
+        run, kind="tool_output", source="tool:pet", content=json.dumps(pet)
+    ).id
+    clinic_id = cp.ledger.append(run, kind="retrieval", source="clinic.md", content=clinic).id
+    claim = "Rex weighs 9.5 kg, and boosters need an appointment."
+    verdict = cp.verifier.verify(run, handover(run, (claim, [pet_id, clinic_id]))).verdicts[0]
+    assert verdict.verdict.label == "contradiction"
+    assert verdict.reason.startswith(f"{clinic_id} says the opposite")

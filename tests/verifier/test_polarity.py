@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from assay.verifier import LexicalNLI
-from assay.verifier._polarity import negated, opposite_polarity
+from assay.verifier._polarity import negated, negation_about_shared_words, opposite_polarity
 from assay.verifier._standin import polarity_conflict
 
 OPPOSITE = [
@@ -203,6 +203,22 @@ def test_polarity_is_read_in_the_clause_the_claim_is_about(
 def test_a_word_negated_by_its_prefix(first: str, second: str, opposite: bool) -> None:
     assert opposite_polarity(first, second) is opposite
     assert opposite_polarity(second, first) is opposite
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "bears"),
+    [
+        ("Boosters need an appointment.", "Boosters are given without an appointment.", True),
+        ("Taxi receipts are still needed.", "Taxi receipts are no longer needed.", True),
+        ("The course ends with a written exam.", "There is no written final examination.", True),
+        # What the negation denies is not in the other statement.
+        ("The room has no whiteboard.", "room: Lovelace", False),
+        ("The van is not insured.", "The van was serviced in May.", False),
+    ],
+)
+def test_a_negation_bears_on_a_word_both_write(first: str, second: str, bears: bool) -> None:
+    assert negation_about_shared_words(first, second) is bears
+    assert negation_about_shared_words(second, first) is bears
 
 
 def test_a_bound_counts_only_beside_its_own_comparison() -> None:
