@@ -134,7 +134,8 @@ def index_evidence(stored: str) -> EvidenceIndex:
     skip = [(d.start, d.end) for d in dates] + shape.names
     values: list[Value] = []
     line_index = 0
-    for quantity in find_quantities(text, convention=convention_of(text), skip=skip):
+    scan = _csv_cells_apart(text, lines)
+    for quantity in find_quantities(scan, convention=convention_of(text), skip=skip):
         while line_index + 1 < len(lines) and lines[line_index + 1][0] <= quantity.start:
             line_index += 1
         record, series, key = shape.places.get(quantity.start, (line_index, None, None))
@@ -281,6 +282,24 @@ def _tables(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[list[str]
         rows = [(n, list(enumerate(_cells(text, *line)))) for n, line in numbered[start:j]]
         yield (names if headed else [f"#{c}" for c in range(len(first))]), rows
         k = j
+
+
+def _csv_cells_apart(text: str, lines: list[tuple[int, int]]) -> str:
+    """``text`` with the commas between the cells of its CSV tables written as
+    semicolons (same length, same offsets), so that no number reads across two
+    cells: in ``SKU-1,12,450.00`` the cells 12 and 450.00 are not the amount
+    12,450.00. A row with a double quote keeps its commas (a quoted cell may hold
+    one)."""
+    chars: list[str] | None = None
+    for _, rows in _tables(text, lines):
+        for k, cells in rows:
+            start, end = lines[k]
+            if not _is_csv(text, (start, end)) or '"' in text[start:end]:
+                continue
+            chars = chars if chars is not None else list(text)
+            for _, (_, cell_end) in cells[:-1]:
+                chars[cell_end] = ";"
+    return text if chars is None else "".join(chars)
 
 
 def _piped_cells(line: str, start: int) -> list[tuple[int, int]]:

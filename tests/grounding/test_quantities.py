@@ -417,6 +417,24 @@ def test_a_table_between_pipes_lends_its_columns_units(
     assert [c.status == "found" for c in check_values(claim, [view_of(table).text])] == found
 
 
+ORDER_LINES = "sku,qty,price_eur\nSKU-1,12,450.00\nSKU-2,3,120.00\nSKU-3,1,\"1,250.00\"\n"
+
+
+@pytest.mark.parametrize(
+    ("claim", "found"),
+    [
+        ("SKU-1 was ordered 12 times.", True),
+        ("SKU-1 costs EUR 450.00.", True),
+        ("SKU-2 costs EUR 120.00.", True),
+        # Two cells are not one amount: 12 and 450.00 are not 12,450.00.
+        ("SKU-1 costs EUR 12,450.00.", False),
+        ("SKU-2 costs EUR 3,120.00.", False),
+    ],
+)
+def test_no_number_reads_across_two_csv_cells(claim: str, found: bool) -> None:
+    assert [c.status == "found" for c in check_values(claim, [ORDER_LINES])] == [found]
+
+
 @pytest.mark.parametrize(
     ("claim", "found"),
     [
