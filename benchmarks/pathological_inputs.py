@@ -7,7 +7,12 @@ groups with each thousands separator, long hex runs, long and deep paths, runs o
 ``#`` and ``@``, many short tickets, and long runs of invisible format characters.
 For each family and size (KB) it times :func:`extract_identifiers` on the text,
 :func:`identifier_in_evidence` with the text as evidence, and the reply guard with
-the text as both the reply and the one tool result. Time that grows with the square
+the text as both the reply and the one tool result. The verifier's reading of a
+large table is timed the same way (``tables``): a CSV, a JSON array of records and
+a Markdown table, each with one proposition that names a row in the middle, through
+the row check (:func:`row_mismatch`, the table read once and cached) and the
+reading the model is handed (:func:`read`, each row written out with its column
+names, or a bounded selection of rows). Time that grows with the square
 of the size shows up as a ratio of about 16 between 40 and 160 KB; linear work
 shows about 4. A family whose call takes longer than ``--budget`` seconds is not
 run at the larger sizes (recorded as ``null``).
@@ -26,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assay.gate import extract_identifiers, identifier_in_evidence
 from assay.gate._reply import reply_report
+from assay.verifier._premises import read
+from assay.verifier._rows import row_mismatch
 from benchmarks._common import write_result
 
 
@@ -56,17 +63,68 @@ OPERATIONS: dict[str, Callable[[str], object]] = {
 }
 
 
+def _csv(size: int) -> str:
+    rows = [f"ST-{i:05d},{i % 97},{i * 3 % 1000}.25" for i in range(max(3, size // 20))]
+    return "store,orders,revenue_eur\n" + "\n".join(rows)
+
+
+def _json_records(size: int) -> str:
+    rows = [
+        f'{{"store": "ST-{i:05d}", "orders": {i % 97}, "revenue_eur": {i * 3 % 1000}.25}}'
+        for i in range(max(3, size // 55))
+    ]
+    return "[" + ", ".join(rows) + "]"
+
+
+def _markdown(size: int) -> str:
+    rows = [f"| ST-{i:05d} | {i % 97} | {i * 3 % 1000}.25 |" for i in range(max(3, size // 24))]
+    return "| store | orders | revenue_eur |\n|---|---|---|\n" + "\n".join(rows)
+
+
+def _middle_claim(text: str) -> str:
+    """A proposition about the row in the middle, with the orders of another row."""
+    rows = text.count("ST-")
+    return f"Store ST-{rows // 2:05d} had {(rows // 2 + 1) % 97} orders."
+
+
+#: Tables the verifier reads for a proposition that names one of their rows.
+TABLE_FAMILIES: dict[str, Callable[[int], str]] = {
+    "csv_rows": _csv,
+    "json_records": _json_records,
+    "markdown_rows": _markdown,
+}
+
+TABLE_OPERATIONS: dict[str, Callable[[str], object]] = {
+    "row_check": lambda text: row_mismatch(text, _middle_claim(text), []),
+    "verifier_reading": lambda text: read(text, _middle_claim(text)),
+}
+
+
 def _seconds(operation: Callable[[str], object], text: str) -> float:
     start = time.perf_counter()
     operation(text)
     return time.perf_counter() - start
 
 
-def measure(sizes: list[int], budget: float) -> dict[str, Any]:
+def _fresh(text: str, tag: str) -> str:
+    """``text`` made unique by ``tag``: inside a JSON array as one more record, so
+    that the array stays JSON; elsewhere after the text."""
+    if text.endswith("]"):
+        return text[:-1] + f', {{"note": "{tag}"}}]'
+    return f"{text} {tag}"
+
+
+def measure(
+    sizes: list[int],
+    budget: float,
+    families: dict[str, Callable[[int], str]] = FAMILIES,
+    operations: dict[str, Callable[[str], object]] = OPERATIONS,
+) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    for family, make in FAMILIES.items():
+    for family, make in families.items():
         results[family] = {}
-        for op_name, operation in OPERATIONS.items():
+        for op_name, operation in operations.items():
+            operation(make(1024))  # warm-up: imports and caches outside the timing
             row: dict[str, float | None] = {}
             over = False
             for kb in sizes:
@@ -74,7 +132,7 @@ def measure(sizes: list[int], budget: float) -> dict[str, Any]:
                     row[str(kb)] = None
                     continue
                 # A fresh text each time, so no cached result of an earlier call is used.
-                text = make(kb * 1024) + f" run {family} {op_name} {kb}"
+                text = _fresh(make(kb * 1024), f"run {family} {op_name} {kb}")
                 seconds = _seconds(operation, text)
                 row[str(kb)] = round(seconds, 4)
                 over = seconds > budget
@@ -95,6 +153,7 @@ def main() -> None:
         "sizes_kb": sizes,
         "budget_s": args.budget,
         "families": measure(sizes, args.budget),
+        "tables": measure(sizes, args.budget, TABLE_FAMILIES, TABLE_OPERATIONS),
     }
     path = write_result(args.name, payload)
     print(f"wrote {path}", file=sys.stderr)

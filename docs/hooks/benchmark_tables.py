@@ -367,8 +367,8 @@ def _pathological(r: _Reader) -> str:
     functions = ("extract_identifiers", "identifier_in_evidence", "reply_report")
     small, large = (sizes[-3], sizes[-1]) if len(sizes) >= 3 else (DASH, DASH)
 
-    def cell(family: str, function: str) -> str:
-        base = f"families.{family}.{function}"
+    def cell(section: str, family: str, function: str) -> str:
+        base = f"{section}.{family}.{function}"
         at_large = r.get(f"{base}.{large}")
         at_small = r.get(f"{base}.{small}")
         if not isinstance(at_large, int | float):
@@ -380,13 +380,27 @@ def _pathological(r: _Reader) -> str:
         )
         return f"{at_large:.3f} s{ratio}"
 
-    body = [(f"`{f}`", *(cell(f, fn) for fn in functions)) for f in _keys(r, "families")]
+    body = [
+        (f"`{f}`", *(cell("families", f, fn) for fn in functions)) for f in _keys(r, "families")
+    ]
     caption = (
         f"Seconds per call at {large} KB; in brackets the ratio to {small} KB (linear "
         f"work: about 4, quadratic: about 16). Budget per call: {r.num('budget_s', 0)} s."
     )
     header = ("input family", *(f"`{fn}`" for fn in functions))
-    return caption + "\n\n" + _table(header, body)
+    out = caption + "\n\n" + _table(header, body)
+    table_functions = ("row_check", "verifier_reading")
+    tables = [
+        (f"`{f}`", *(cell("tables", f, fn) for fn in table_functions)) for f in _keys(r, "tables")
+    ]
+    if tables:
+        out += (
+            "\n\nA large table cited for a proposition that names one of its rows, the "
+            "first time the verifier reads it: the row check and the reading handed to "
+            "the model (rows written out with their column names).\n\n"
+            + _table(("table", *(f"`{fn}`" for fn in table_functions)), tables)
+        )
+    return out
 
 
 def _agent_grounding(r: _Reader) -> str:
