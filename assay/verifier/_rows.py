@@ -54,6 +54,8 @@ _DIGIT = re.compile(r"\d")
 _CLAUSE = re.compile(
     r"(?m)^[\x20\t]*(?:§\x20?)?(?P<key>\d{1,3}(?:\.\d{1,3}){0,3})[.)]?[\x20\t]+(?=\S)"
 )
+#: The most tokens a phrase that names a row may have ("9 Larchmere Court").
+_PHRASE_TOKENS = 3
 _BACKTICKED = re.compile(r"`([^`\n]{1,80})`")
 _FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 #: A Markdown heading.
@@ -168,9 +170,11 @@ def _labelled(text: str, table: Table, kind: Kind, code: frozenset[str]) -> _Row
     ]
     every = [frozenset[str]().union(*row) for row in cells]
     rows_with = Counter(t for tokens in every for t in tokens)
+    phrases = [_worded_phrase(text, row) if kind == "table" else None for row in table.rows]
+    rows_with_phrase = Counter(p for p in phrases if p is not None)
     keys: list[frozenset[str]] = []
     identifiers: list[frozenset[str]] = []
-    for row in cells:
+    for row, phrase in zip(cells, phrases, strict=True):
         if kind == "json":
             key = {t for cell in row for t in cell if _LETTER.search(t)}
         elif kind == "blocks":
@@ -178,9 +182,10 @@ def _labelled(text: str, table: Table, kind: Kind, code: frozenset[str]) -> _Row
         else:
             key = row[0]
         ids = {t for cell in row[1:] for t in cell if _identifier(t) or t in code}
-        keys.append(
-            frozenset(t for t in key if rows_with[t] == 1 and (len(t) >= 2 or kind == "blocks"))
-        )
+        unique = {t for t in key if rows_with[t] == 1 and (len(t) >= 2 or kind == "blocks")}
+        if phrase is not None and rows_with_phrase[phrase] == 1:
+            unique.add(phrase)
+        keys.append(frozenset(unique))
         identifiers.append(frozenset(t for t in ids if rows_with[t] == 1 and len(t) >= 2))
     return _Rows(
         table=table,
@@ -189,6 +194,20 @@ def _labelled(text: str, table: Table, kind: Kind, code: frozenset[str]) -> _Row
         keys=tuple(keys),
         identifiers=tuple(identifiers),
     )
+
+
+def _worded_phrase(text: str, row: TableRow) -> str | None:
+    """Where a row's first cell holds no word (a date, a number), its first cell
+    that does, as a phrase of at most three tokens ("9 Larchmere Court"): a sales
+    extract keyed by date is named by its address."""
+    first = _TOKEN.findall(text[slice(*row.cells[0])]) if row.cells else []
+    if any(_LETTER.search(t) for t in first):
+        return None
+    for a, b in row.cells[1:]:
+        tokens = _TOKEN.findall(text[a:b])
+        if any(_LETTER.search(t) for t in tokens):
+            return " ".join(tokens).lower() if len(tokens) <= _PHRASE_TOKENS else None
+    return None
 
 
 @lru_cache(maxsize=64)
@@ -223,14 +242,14 @@ def _names(claim: str, labels: frozenset[str], *, kind: Kind) -> bool:
 @lru_cache(maxsize=256)
 def _claim_tokens(claim: str) -> frozenset[str]:
     """The claim's tokens, lower-cased, with each run of two or three words also
-    joined as a field or enum writes it: "income tax" is ``income_tax`` and
-    ``income-tax``."""
+    joined as a field or enum writes it ("income tax" is ``income_tax`` and
+    ``income-tax``) and as a phrase ("9 larchmere court")."""
     tokens = [t.lower() for t in _TOKEN.findall(claim)]
     joined = {
         joiner.join(tokens[i : i + n])
-        for n in (2, 3)
+        for n in range(2, _PHRASE_TOKENS + 1)
         for i in range(len(tokens) - n + 1)
-        for joiner in ("_", "-")
+        for joiner in ("_", "-", " ")
     }
     return frozenset(tokens) | joined
 

@@ -417,7 +417,7 @@ def test_a_table_between_pipes_lends_its_columns_units(
     assert [c.status == "found" for c in check_values(claim, [view_of(table).text])] == found
 
 
-ORDER_LINES = "sku,qty,price_eur\nSKU-1,12,450.00\nSKU-2,3,120.00\nSKU-3,1,\"1,250.00\"\n"
+ORDER_LINES = 'sku,qty,price_eur\nSKU-1,12,450.00\nSKU-2,3,120.00\nSKU-3,1,"1,250.00"\n'
 
 
 @pytest.mark.parametrize(

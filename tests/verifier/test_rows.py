@@ -161,3 +161,29 @@ def test_a_record_named_by_an_enum_written_in_words() -> None:
     reason = row_mismatch(payslip, "Her income tax deduction was EUR 312.60.")
     assert reason is not None and "income_tax" in reason
     assert row_mismatch(payslip, "Her income tax deduction was EUR 1,180.40.") is None
+
+
+PAYROLL = """PAY_DATE    EMPLOYEE          HOURS  GROSS_EUR
+2024-11-29  Ana Lobo          151.5  3,912.40
+2024-11-29  Ruairi Kell       160.0  4,480.00
+2024-11-29  Mette Ravn         98.0  2,310.75"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "wrong"),
+    [
+        ("Ruairi Kell was paid EUR 2,310.75 gross.", "EUR 2,310.75"),
+        ("Ana Lobo worked 160.0 hours.", "160.0 hours"),
+        ("Mette Ravn was paid EUR 2,310.75 for 98 hours.", None),
+        # Two rows named: a comparison is left alone.
+        ("Ruairi Kell worked 160.0 hours, more than Ana Lobo's 151.5.", None),
+    ],
+)
+def test_a_row_keyed_by_a_date_is_named_by_its_first_cell_in_words(
+    claim: str, wrong: str | None
+) -> None:
+    reason = row_mismatch(PAYROLL, claim)
+    if wrong is None:
+        assert reason is None
+    else:
+        assert reason is not None and f"“{wrong}”" in reason
