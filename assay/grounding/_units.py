@@ -374,12 +374,18 @@ def unit_of(spelling: str) -> str | None:
     return _WORDS.get(spelling.lower()) or _CURRENCY_WORDS.get(spelling.lower())
 
 
-#: Unit symbols that name a field's unit from its first part (``km_driven``): short
-#: symbols and currency codes, not words a field may begin with for another
-#: reason (``day_of_week``, ``min_order``, ``bar_code``, ``sec_group``).
+#: Units that name a field's unit from its first part (``km_driven``, ``days_left``):
+#: short symbols, currency codes and plurals of time, not words a field may begin
+#: with for another reason (``day_of_week``, ``min_order``, ``bar_code``).
 _LEADING_UNITS = frozenset(
     k for k in _KEY_UNITS if 2 <= len(k) <= 3 and k not in {"bar", "min", "sec", "ma", "pa"}
-)
+) | {
+    # A plural of time counts what follows it (``days_taken``, ``hours_worked``);
+    # the singular usually names a part of a date (``day_of_week``, ``year_built``).
+    p
+    for p in ("seconds", "minutes", "hours", "days", "weeks", "months", "years")
+    if p in _KEY_UNITS
+}
 
 
 def key_unit(key: str) -> str | None:

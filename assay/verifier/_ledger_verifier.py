@@ -422,7 +422,9 @@ class LedgerVerifier:
         naming it would send the author to the wrong place. A cited entry about the
         proposition refutes when contradiction is the model's top label; an uncited,
         related one only when the model is also confident (p >=
-        ``refute_threshold``). When the cited evidence already entails the
+        ``refute_threshold``) and the entry writes at least half of the
+        proposition's words (a release note's date is no other value for the time an
+        incident's alert fired). When the cited evidence already entails the
         proposition (``clear_only``), only a confident refutation
         (``override_threshold``) that says something else in so many words
         overrides it: the model reads "senior associates are capped at EUR 380" as
@@ -440,7 +442,10 @@ class LedgerVerifier:
                 continue
             reading = question.readings[index]
             premise = reading.text[result.evidence_span[0] : result.evidence_span[1]]
-            about = not clear_only and coverage(question.hypothesis, premise) >= _ABOUT_IT
+            words_about = coverage(question.hypothesis, premise) >= _ABOUT_IT
+            if index >= n_cited and not words_about:
+                continue  # an uncited entry that writes few of its words is about else
+            about = not clear_only and words_about
             if about or _gives_otherwise(premise, question.hypothesis):
                 candidates.append((index, result))
         if not candidates:

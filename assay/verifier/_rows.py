@@ -87,7 +87,10 @@ def row_mismatch(stored: str, claim: str, others: Sequence[str] = ()) -> str | N
         if value is not None:
             return f"“{value}” is not in the {where} it names, “{row_text}”"
         token = (
-            None if negated(claim) else _identifier_elsewhere(rows, named[0], claim, others, text)
+            None
+            if negated(claim)
+            else _identifier_elsewhere(rows, named[0], claim, others, text)
+            or _cell_elsewhere(rows, named[0], claim, others, text)
         )
         if token is not None:
             return (
@@ -269,6 +272,41 @@ def _value_elsewhere(
             and not any(c.ok for c in check_values(value.text, list(others)))
         ):
             return value.text
+    return None
+
+
+def _cell_elsewhere(
+    rows: _Rows, row: int, claim: str, others: Sequence[str], text: str
+) -> str | None:
+    """A whole cell of another row, in words (``Support`` in a ``team`` column),
+    that the claim writes where the named row's cell of that column says otherwise
+    (``Platform``) and the named row writes none of its words: "Owen Tull works in
+    Support" against Owen's row. A word inside a cell ("run" in ``Running``) is no
+    cell; a claim that also writes the named row's own cell compares the two."""
+    if rows.kind != "table":
+        return None
+    table = rows.table
+    written = _claim_tokens(claim)
+    own = {t.lower() for t in rows.tokens[row]}
+    stated = {t.lower() for other in others for t in _TOKEN.findall(other)}
+    cells = table.rows[row].cells
+    for column, (a, b) in enumerate(cells):
+        mine = " ".join(_TOKEN.findall(text[a:b])).lower()
+        if mine in written:
+            continue
+        for k, other in enumerate(table.rows):
+            if k == row or column >= len(other.cells):
+                continue
+            tokens = _TOKEN.findall(text[slice(*other.cells[column])])
+            phrase = " ".join(tokens).lower()
+            if (
+                tokens
+                and len(tokens) <= _PHRASE_TOKENS
+                and all(_LETTER.search(t) for t in tokens)
+                and phrase in written
+                and not any(t.lower() in own or t.lower() in stated for t in tokens)
+            ):
+                return " ".join(tokens)
     return None
 
 

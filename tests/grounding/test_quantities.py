@@ -349,15 +349,18 @@ def test_a_temperature_field_lends_its_scale(claim: str, found: bool) -> None:
         ("The vans drove 11,075 miles.", False),
         ("The site used 412.5 kWh.", True),
         ("The invoice totals EUR 1,980.", True),
+        ("York's drivers took 12 days off.", True),
+        ("York's drivers took 12 hours off.", False),
         # A field that begins with a word a field may begin with for another reason.
         ("The order is at least 5 minutes.", False),
+        ("The depot is 1987 years old.", False),
     ],
 )
 def test_a_unit_symbol_that_begins_a_field_lends_its_unit(claim: str, found: bool) -> None:
     evidence = (
-        "depot,km_driven,kwh_used,eur_total,min_order\n"
-        "York,11075,412.5,1980,5\n"
-        "Hull,7920,300,1500,10"
+        "depot,km_driven,kwh_used,eur_total,min_order,days_taken,year_built\n"
+        "York,11075,412.5,1980,5,12,1987\n"
+        "Hull,7920,300,1500,10,4,1992"
     )
     assert [c.status == "found" for c in check_values(claim, [evidence])] == [found]
 

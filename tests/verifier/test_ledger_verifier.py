@@ -361,3 +361,38 @@ def test_a_clause_whose_denial_the_evidence_negates_is_the_opposite(cp: ControlP
     verdict = cp.verifier.verify(run, handover(run, (claim, [pet_id, clinic_id]))).verdicts[0]
     assert verdict.verdict.label == "contradiction"
     assert verdict.reason.startswith(f"{clinic_id} says the opposite")
+
+
+INCIDENT = (
+    "INC-7730 timeline (UTC)\n11:05 Alert fired: search p99 latency above 3 s.\n"
+    "11:12 On-call (T. Berg) acknowledged.\n11:36 Cause found: an index rebuild saturated "
+    "the disks.\nNo data was lost."
+)
+
+
+@pytest.mark.parametrize(
+    ("notes", "claim"),
+    [
+        (
+            "## 2.8.0 - 2025-01-20\n- Added export to Parquet.\n- Dropped support for Python "
+            "3.9.\n\n## 2.7.2 - 2024-12-02\n- Fixed a crash when the config file is empty.",
+            "The search latency alert fired at 11:05 UTC, and T. Berg acknowledged it at 11:12.",
+        ),
+        (
+            "## 4.1.0 - 2025-02-03\n- Added retry budgets.\n\n"
+            "## 4.0.3 - 2024-11-18\n- Fixed a leak.",
+            "T. Berg acknowledged the alert at 11:12.",
+        ),
+    ],
+)
+def test_an_uncited_entry_about_something_else_does_not_contradict(
+    cp: ControlPlane, notes: str, claim: str
+) -> None:
+    # A release note's date is no other value for the time an alert fired.
+    run = cp.ledger.start_run()
+    cited = cp.ledger.append(run, kind="tool_output", source="tool:timeline", content=INCIDENT).id
+    cp.ledger.append(run, kind="tool_output", source="tool:notes", content=notes)
+    verdict = cp.verifier.verify(run, handover(run, (claim, [cited]))).verdicts[0]
+    assert verdict.verdict.label != "contradiction" or verdict.verdict.ledger_id == cited, (
+        verdict.reason
+    )

@@ -37,6 +37,9 @@ payments-api-7d9f8c6b5d-q8r2z  2/2     Running            0          node-b1"""
         (SALES, "QLD brought in A$366,118.", "A$366,118"),
         (TIMETABLE, "Service 4412 arrives in Newcastle at 11:54.", "11:54"),
         (PODS, "payments-api-7d9f8c6b5d-tl8wc runs on node-a3.", "node-a3"),
+        # A whole cell of another row, in words.
+        (TIMETABLE, "Service 4418 is cancelled.", "cancelled"),
+        (PODS, "payments-api-7d9f8c6b5d-2xkqp is in CrashLoopBackOff.", "CrashLoopBackOff"),
     ],
 )
 def test_a_value_or_word_of_another_row_is_bound_to_the_wrong_row(
@@ -59,7 +62,6 @@ def test_a_value_or_word_of_another_row_is_bound_to_the_wrong_row(
         (PODS, "payments-api-7d9f8c6b5d-tl8wc does not run on node-a3."),
         # A plain word other rows share is no identifier of theirs.
         (PODS, "payments-api-7d9f8c6b5d-tl8wc runs on node-a2."),
-        (TIMETABLE, "Service 4418 is cancelled."),
         # A word the header writes is about every row.
         (SALES, "QLD had the fewest orders."),
         # No row named.
@@ -183,6 +185,29 @@ def test_a_row_keyed_by_a_date_is_named_by_its_first_cell_in_words(
     claim: str, wrong: str | None
 ) -> None:
     reason = row_mismatch(PAYROLL, claim)
+    if wrong is None:
+        assert reason is None
+    else:
+        assert reason is not None and f"“{wrong}”" in reason
+
+
+LEAVE = "employee,team,days_taken,days_left\nPriya Nair,Support,12,13\nOwen Tull,Platform,20,5\n"
+
+
+@pytest.mark.parametrize(
+    ("claim", "wrong"),
+    [
+        ("Owen Tull works in Support and has taken 20 days.", "Support"),
+        ("Priya Nair, who works in Support, has 13 days of leave left.", None),
+        # Both cells written: a move from one to the other.
+        ("Owen Tull moved from Support to Platform.", None),
+        ("Owen Tull does not work in Support.", None),
+    ],
+)
+def test_a_whole_cell_of_another_row_is_bound_to_the_wrong_row(
+    claim: str, wrong: str | None
+) -> None:
+    reason = row_mismatch(LEAVE + "Lena Vos,Support,3,22", claim)
     if wrong is None:
         assert reason is None
     else:
