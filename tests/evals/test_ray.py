@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -46,19 +47,26 @@ def ray_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     start = [ray, "start", "--head", f"--port={port}", "--num-cpus=2"]
     start += ["--include-dashboard=false", "--disable-usage-stats"]
     start += ["--object-store-memory=200000000"]
-    subprocess.run(start, check=True, env=env, capture_output=True, timeout=120)
-    # `ray start` turns on token authentication and writes the token where a driver
-    # on this machine finds it; the driver is told to present it, as on any cluster.
-    saved = os.environ.get("RAY_AUTH_MODE")
-    os.environ["RAY_AUTH_MODE"] = "token"
+    # The cluster runs with token authentication, as Ray advises for any cluster: the
+    # test writes a token and hands it to the head and to this driver. (Ray 2.5x
+    # turned it on in `ray start` by itself; 2.60 asks for it.)
+    token = tmp_path_factory.mktemp("ray") / "auth_token"
+    token.write_text(secrets.token_hex(32), encoding="utf-8")
+    auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
+    subprocess.run(start, check=True, env={**env, **auth}, capture_output=True, timeout=120)
+    saved = {name: os.environ.get(name) for name in auth}
+    os.environ.update(auth)
     try:
         yield f"127.0.0.1:{port}"
     finally:
-        if saved is None:
-            os.environ.pop("RAY_AUTH_MODE", None)
-        else:
-            os.environ["RAY_AUTH_MODE"] = saved
-        subprocess.run([ray, "stop", "--force"], env=env, capture_output=True, timeout=120)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        subprocess.run(
+            [ray, "stop", "--force"], env={**env, **auth}, capture_output=True, timeout=120
+        )
 
 
 def test_cases_run_as_ray_tasks_give_the_figures_of_a_local_run(
