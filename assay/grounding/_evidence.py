@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from assay.grounding._dates import DateMention, find_dates, years_in
@@ -134,7 +134,7 @@ def index_evidence(stored: str) -> EvidenceIndex:
     skip = [(d.start, d.end) for d in dates] + shape.names
     values: list[Value] = []
     line_index = 0
-    scan = _csv_cells_apart(text, lines)
+    scan = _cells_apart(text, shape.delimiters)
     for quantity in find_quantities(scan, convention=convention_of(text), skip=skip):
         while line_index + 1 < len(lines) and lines[line_index + 1][0] <= quantity.start:
             line_index += 1
@@ -191,6 +191,8 @@ class _Shape:
     names: list[tuple[int, int]]
     context: dict[int, tuple[str, ...]]
     tables: tuple[int, ...]
+    #: Offsets of the commas between the cells of its CSV rows.
+    delimiters: tuple[int, ...] = ()
 
 
 def _shape(text: str, lines: list[tuple[int, int]]) -> _Shape:
@@ -210,9 +212,11 @@ def _shape(text: str, lines: list[tuple[int, int]]) -> _Shape:
         names.append((m.start(), m.end()))
         _note(stated, record, key, text[m.end() : end])
     tables: list[int] = []
+    delimiters: list[int] = []
     for table, (header, rows) in enumerate(_tables(text, lines)):
         tables.append(len(rows))
         for k, cells in rows:
+            delimiters += _csv_delimiters(text, lines[k], cells)
             for column, (cell_start, cell_end) in cells:
                 if column < len(header):
                     name = header[column]
@@ -224,6 +228,7 @@ def _shape(text: str, lines: list[tuple[int, int]]) -> _Shape:
         names=names,
         context={k: v for k, v in context.items() if v},
         tables=tuple(tables),
+        delimiters=tuple(delimiters),
     )
 
 
@@ -284,22 +289,26 @@ def _tables(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[list[str]
         k = j
 
 
-def _csv_cells_apart(text: str, lines: list[tuple[int, int]]) -> str:
-    """``text`` with the commas between the cells of its CSV tables written as
-    semicolons (same length, same offsets), so that no number reads across two
-    cells: in ``SKU-1,12,450.00`` the cells 12 and 450.00 are not the amount
-    12,450.00. A row with a double quote keeps its commas (a quoted cell may hold
-    one)."""
-    chars: list[str] | None = None
-    for _, rows in _tables(text, lines):
-        for k, cells in rows:
-            start, end = lines[k]
-            if not _is_csv(text, (start, end)) or '"' in text[start:end]:
-                continue
-            chars = chars if chars is not None else list(text)
-            for _, (_, cell_end) in cells[:-1]:
-                chars[cell_end] = ";"
-    return text if chars is None else "".join(chars)
+def _csv_delimiters(
+    text: str, line: tuple[int, int], cells: list[tuple[int, tuple[int, int]]]
+) -> list[int]:
+    """The commas between the cells of one CSV row, which no number reads across:
+    in ``SKU-1,12,450.00`` the cells 12 and 450.00 are not the amount 12,450.00. A
+    row with a double quote keeps its commas (a quoted cell may hold one)."""
+    if not _is_csv(text, line) or '"' in text[line[0] : line[1]]:
+        return []
+    return [cell_end for _, (_, cell_end) in cells[:-1]]
+
+
+def _cells_apart(text: str, delimiters: Sequence[int]) -> str:
+    """``text`` with each of ``delimiters`` written as a semicolon (same length,
+    same offsets), for the search for numbers."""
+    if not delimiters:
+        return text
+    chars = list(text)
+    for at in delimiters:
+        chars[at] = ";"
+    return "".join(chars)
 
 
 def _piped_cells(line: str, start: int) -> list[tuple[int, int]]:
