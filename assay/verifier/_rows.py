@@ -109,6 +109,10 @@ class _Rows:
     tokens: tuple[frozenset[str], ...]
     keys: tuple[frozenset[str], ...]
     identifiers: tuple[frozenset[str], ...]
+    #: Per row, each cell's tokens joined by spaces ("9 Larchmere Court").
+    cells: tuple[tuple[str, ...], ...]
+    #: How many rows write each token.
+    rows_with: Counter[str]
 
 
 @lru_cache(maxsize=64)
@@ -168,12 +172,13 @@ def _labelled(text: str, table: Table, kind: Kind, code: frozenset[str]) -> _Row
     writes: those of its key (a table's first cell; a JSON record's fields that are
     not numbers; a clause's number or a heading's tokens with a digit), then its
     identifiers elsewhere in it (letters and digits together, or code)."""
-    cells = [
-        [set(_TOKEN.findall(text[a:b])) for a, b in row.cells] or [set()] for row in table.rows
+    written = [
+        tuple(" ".join(_TOKEN.findall(text[a:b])) for a, b in row.cells) for row in table.rows
     ]
+    cells = [[set(cell.split()) for cell in row] or [set()] for row in written]
     every = [frozenset[str]().union(*row) for row in cells]
     rows_with = Counter(t for tokens in every for t in tokens)
-    phrases = [_worded_phrase(text, row) if kind == "table" else None for row in table.rows]
+    phrases = [_worded_phrase(row) if kind == "table" else None for row in written]
     rows_with_phrase = Counter(p for p in phrases if p is not None)
     keys: list[frozenset[str]] = []
     identifiers: list[frozenset[str]] = []
@@ -196,20 +201,20 @@ def _labelled(text: str, table: Table, kind: Kind, code: frozenset[str]) -> _Row
         tokens=tuple(every),
         keys=tuple(keys),
         identifiers=tuple(identifiers),
+        cells=tuple(written),
+        rows_with=rows_with,
     )
 
 
-def _worded_phrase(text: str, row: TableRow) -> str | None:
+def _worded_phrase(cells: tuple[str, ...]) -> str | None:
     """Where a row's first cell holds no word (a date, a number), its first cell
     that does, as a phrase of at most three tokens ("9 Larchmere Court"): a sales
     extract keyed by date is named by its address."""
-    first = _TOKEN.findall(text[slice(*row.cells[0])]) if row.cells else []
-    if any(_LETTER.search(t) for t in first):
+    if not cells or _LETTER.search(cells[0]):
         return None
-    for a, b in row.cells[1:]:
-        tokens = _TOKEN.findall(text[a:b])
-        if any(_LETTER.search(t) for t in tokens):
-            return " ".join(tokens).lower() if len(tokens) <= _PHRASE_TOKENS else None
+    for cell in cells[1:]:
+        if _LETTER.search(cell):
+            return cell.lower() if len(cell.split()) <= _PHRASE_TOKENS else None
     return None
 
 
@@ -285,28 +290,24 @@ def _cell_elsewhere(
     cell; a claim that also writes the named row's own cell compares the two."""
     if rows.kind != "table":
         return None
-    table = rows.table
     written = _claim_tokens(claim)
     own = {t.lower() for t in rows.tokens[row]}
     stated = {t.lower() for other in others for t in _TOKEN.findall(other)}
-    cells = table.rows[row].cells
-    for column, (a, b) in enumerate(cells):
-        mine = " ".join(_TOKEN.findall(text[a:b])).lower()
-        if mine in written:
+    for column, mine in enumerate(rows.cells[row]):
+        if mine.lower() in written:
             continue
-        for k, other in enumerate(table.rows):
-            if k == row or column >= len(other.cells):
+        for k, theirs in enumerate(rows.cells):
+            if k == row or column >= len(theirs):
                 continue
-            tokens = _TOKEN.findall(text[slice(*other.cells[column])])
-            phrase = " ".join(tokens).lower()
+            tokens = theirs[column].split()
             if (
                 tokens
                 and len(tokens) <= _PHRASE_TOKENS
                 and all(_LETTER.search(t) for t in tokens)
-                and phrase in written
+                and theirs[column].lower() in written
                 and not any(t.lower() in own or t.lower() in stated for t in tokens)
             ):
-                return " ".join(tokens)
+                return theirs[column]
     return None
 
 
@@ -318,11 +319,10 @@ def _identifier_elsewhere(
     own = rows.tokens[row]
     stated = {t for other in others for t in _TOKEN.findall(other)}
     code = _code(text)
-    elsewhere = frozenset[str]().union(*(t for i, t in enumerate(rows.tokens) if i != row))
     for token in _TOKEN.findall(claim):
         if (
             (_identifier(token) or token in code)
-            and token in elsewhere
+            and rows.rows_with[token] > 0  # written in some row, and not in its own
             and token not in own
             and token not in stated
         ):
