@@ -80,18 +80,16 @@ _DIFFERENCE_GAP = re.compile(r"^[\s%]*(?:[^\W\d]+\s+)?$")
 #: How far after a comparison its value may start ("more than EUR 250,000", "at most
 #: the 6 credits").
 _VALUE_WITHIN = 24
-_NEGATED_PHRASE = re.compile(
-    r"\b(?:no|not|never|none|without|neither|nor|nothing|nobody|nowhere)\s+(?P<rest>\w+)",
-    re.IGNORECASE,
-)
+#: The words that negate what follows them (as written, before stemming).
+_NEGATION_WORDS = r"(?:no|not|never|none|without|neither|nor|nothing|nobody|nowhere)"
+_NEGATED_PHRASE = re.compile(rf"\b{_NEGATION_WORDS}\s+(?P<rest>\w+)", re.IGNORECASE)
 #: A word negated by its prefix ("unaffected", "inactive", "non-refundable").
 _PREFIXED = re.compile(
     r"\b(?:(?:un|non-?)(?P<rest>[a-z]{4,})|i[nm](?P<short>[a-z]{5,}))\b", re.IGNORECASE
 )
 #: A negation word and the two words after it, articles skipped: what it negates.
 _NEGATION_SCOPE = re.compile(
-    r"\b(?:no|not|never|none|without|neither|nor|nothing|nobody|nowhere)\s+"
-    r"(?:(?:a|an|the|any)\s+)?(?P<scope>[\w./-]+(?:\s+[\w./-]+)?)",
+    rf"\b{_NEGATION_WORDS}\s+(?:(?:a|an|the|any)\s+)?(?P<scope>[\w./-]+(?:\s+[\w./-]+)?)",
     re.IGNORECASE,
 )
 _NOT_ONLY = re.compile(r"\bnot\s+only\b", re.IGNORECASE)

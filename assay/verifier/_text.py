@@ -154,11 +154,9 @@ def split_claim(claim: str) -> list[str]:
 #: or a comma before a coordinating or concessive conjunction. "while" and "so" are
 #: left alone: "the loss happened while the policy was in force" dates one clause by
 #: the other, and cut apart the two clauses no longer say that.
-_CLAUSE_CUT = re.compile(
-    r";\s+|\s+(?:\u2014|\u2013|--)\s+|,\s+(?=(?:but|whereas|although|though|yet|and)\s)",
-    re.IGNORECASE,
-)
-_CLAUSE_LEAD = re.compile(r"^(?:but|whereas|although|though|yet|and)\s+", re.IGNORECASE)
+_JOINING = r"(?:but|whereas|although|though|yet|and)"
+_CLAUSE_CUT = re.compile(rf";\s+|\s+(?:\u2014|\u2013|--)\s+|,\s+(?={_JOINING}\s)", re.IGNORECASE)
+_CLAUSE_LEAD = re.compile(rf"^{_JOINING}\s+", re.IGNORECASE)
 _CONCESSIVE_STILL = re.compile(r"\bstill\s+", re.IGNORECASE)
 #: ", and" after a comma and at most this many words ends a list ("printing,
 #: binding, and delivery"; "a charger, two spare batteries, and a case").
