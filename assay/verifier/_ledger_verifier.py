@@ -25,6 +25,7 @@ from assay.gate import Claim, Handover, Proposition, PropositionVerdict, describ
 from assay.grounding import Computation, Miscalculation, view_of
 from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha256_hex
 from assay.tool_bus import ClaimStatus
+from assay.verifier._antonyms import action_conflict, in_evidence_words
 from assay.verifier._cache import EntailmentCache
 from assay.verifier._deterministic import (
     clip,
@@ -35,6 +36,7 @@ from assay.verifier._deterministic import (
     verbatim,
 )
 from assay.verifier._direction import direction_conflict
+from assay.verifier._flags import flag_conflict, flag_support
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
 from assay.verifier._rows import row_mismatch
@@ -109,8 +111,9 @@ class _Outcome:
 class _Question:
     """A proposition the deterministic checks left open: what the model is asked.
 
-    ``hypothesis`` is the proposition with its values written as the cited evidence
-    writes them (:func:`in_evidence_terms`)."""
+    ``hypothesis`` is the proposition with its values, and its words for an action,
+    written as the cited evidence writes them (:func:`in_evidence_terms`,
+    :func:`in_evidence_words`)."""
 
     hypothesis: str
     cited: tuple[LedgerEntry, ...]
@@ -321,9 +324,14 @@ class LedgerVerifier:
                     model=DETERMINISTIC_MODEL,
                     reason=f"{entry.id} says the opposite: “{clip(reading.text[slice(*span)])}”",
                 )
+        flagged = _read_flags(cited, views, prop.text) if not settled.computations else None
+        if flagged is not None:
+            return flagged
         related = run_evidence.related(prop.text, self.related_k, exclude={e.id for e in cited})
         return _Question(
-            hypothesis=in_evidence_terms(prop.text, [r.text for r in readings]),
+            hypothesis=in_evidence_words(
+                in_evidence_terms(prop.text, [r.text for r in readings]), [r.text for r in readings]
+            ),
             cited=tuple(cited),
             related=tuple(related),
             readings=(*readings, *(read(e.text, prop.text) for e in related)),
@@ -616,20 +624,60 @@ def _says_the_opposite(
     text: str, proposition: str, clauses: Sequence[str]
 ) -> tuple[int, int] | None:
     """The span of ``text`` that says the opposite of the proposition or of one of
-    its clauses (:func:`polarity_conflict`, :func:`direction_conflict`), or None.
+    its clauses (:func:`polarity_conflict`, :func:`direction_conflict`,
+    :func:`action_conflict`), or None.
 
     A clause is read on its own because a proposition that joins two facts
     ("Lovelace is on floor 3; food is allowed in quiet rooms") shares too few words
     with the one sentence that denies one of them for the whole to be read against
     it."""
-    found = polarity_conflict(text, proposition) or direction_conflict(text, proposition)
+    found = (
+        polarity_conflict(text, proposition)
+        or direction_conflict(text, proposition)
+        or action_conflict(text, proposition)
+    )
     for clause in clauses:
         if found is not None:
             break
-        found = polarity_conflict(text, clause, shared_negation=True) or direction_conflict(
-            text, clause
+        found = (
+            polarity_conflict(text, clause, shared_negation=True)
+            or direction_conflict(text, clause)
+            or action_conflict(text, clause)
         )
     return found
+
+
+def _read_flags(
+    cited: Sequence[LedgerEntry], views: Sequence[str], proposition: str
+) -> _Outcome | None:
+    """The outcome a cited JSON entry's true/false field settles (:mod:`._flags`):
+    a contradiction where the proposition states the field with the other value, an
+    entailment where it states just that field with its value; None where no field
+    settles it."""
+    for entry, view in zip(cited, views, strict=True):
+        span = flag_conflict(view, proposition)
+        if span is not None:
+            line = view[slice(*span)]
+            return _Outcome(
+                label="contradiction",
+                score=0.0,
+                ledger_id=entry.id,
+                span=view_of(entry.text).to_stored(*span),
+                model=DETERMINISTIC_MODEL,
+                reason=f"{entry.id} says the opposite: “{clip(line)}”",
+            )
+    for entry, view in zip(cited, views, strict=True):
+        span = flag_support(view, proposition)
+        if span is not None:
+            return _Outcome(
+                label="entailment",
+                score=1.0,
+                ledger_id=entry.id,
+                span=view_of(entry.text).to_stored(*span),
+                model=DETERMINISTIC_MODEL,
+                reason=f"stated by the field “{clip(view[slice(*span)])}”",
+            )
+    return None
 
 
 def _gives_otherwise(premise: str, proposition: str) -> bool:

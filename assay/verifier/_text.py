@@ -281,6 +281,7 @@ _CLIPPED = {
     "repo": "repository",
     "repos": "repositories",
     "config": "configuration",
+    "auto": "automatic",
     "configs": "configurations",
     "admin": "administrator",
     "admins": "administrators",

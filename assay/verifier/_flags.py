@@ -1,0 +1,189 @@
+"""A JSON tool output's true/false fields read as the statements they make:
+``fare.refundable: false`` says the fare is not refundable, ``active: true`` that
+the account is active.
+
+A small model reads "The team plan is inactive" against a record that writes
+``active: true`` as support (it shares every word but the prefix) and "The fare
+cannot be refunded" against ``refundable: false`` as unrelated (it never learnt
+that ``false`` denies the key before it). Both are plain to read without it: the
+field's name is the statement, its value the polarity.
+
+- A claim that writes every word of a field's name and denies it where the field is
+  ``true``, or affirms it where it is ``false``, is contradicted by that field
+  ("inactive" and "not active" deny ``active``; "cannot be refunded" denies
+  ``refundable``).
+- A one-clause claim whose polarity about the field agrees with its value, and
+  every other content word of which the field's record writes (its path, its
+  sibling fields and their values), is entailed by the field: "The QX7-22K fare
+  cannot be refunded" by ``fare.refundable: false`` beside ``booking_ref: QX7-22K``.
+  A claim that also states a number is left to the row check and the model: "9 of
+  its 12 seats in use" binds numbers to fields, which the record's words alone do
+  not show.
+
+A field whose name the view writes more than once with different values (one
+line item paid, another not) decides nothing here: which record the claim means is
+the row check's and the model's to read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assay.verifier._polarity import NEGATION_STEMS, negation_about_shared_words
+from assay.verifier._text import content_words, split_claim, split_clauses, word_stems
+
+__all__ = ["Flag", "flag_conflict", "flag_support"]
+
+#: A true/false leaf of a JSON view (``fare.refundable: false``).
+_FLAG_LINE = re.compile(r"^(?P<path>[^\n:]+): (?P<value>true|false)$", re.MULTILINE)
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+#: Words a field's name starts with that say nothing of what it states
+#: (``is_active``, ``has_pets``).
+_LEADING = frozenset({"is", "has", "have", "can", "should", "was", "flag"})
+#: "-able" and "-ible" are read off a field's name, so that ``changeable`` is the
+#: field "cannot be changed" denies; such a name is stated only by the word itself
+#: or a passive ("be changed"), so that "a refund was issued" says nothing of
+#: ``refundable``.
+_ABLE = re.compile(r"(?<=\w{4})(?:able|ible)$")
+_PASSIVE = frozenset({"be", "been", "being", "is", "are", "was", "were"})
+_CLAIM_WORD = re.compile(r"[A-Za-z]+")
+#: A number standing on its own, not part of an identifier ("9 of its 12 seats",
+#: not ``ACC-55102`` or ``QX7-22K``).
+_AMOUNT = re.compile(r"(?<![\w./-])\d[\d,.]*(?![\w/-])")
+#: Words whose work the polarity comparison has done: a claim that denies the field
+#: need not find "not" or "cannot" in its record.
+_POLARITY_WORDS = NEGATION_STEMS | {"cannot", "can", "non", "will", "would"}
+_SEGMENT = re.compile(r"[^.\[\]]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """One true/false field of a view: its line at ``start:end``, its name's word
+    stems and its name as words (an "-able" name without the suffix, ``able``), the
+    stems of its path and of its record's other lines, and its value."""
+
+    start: int
+    end: int
+    key: frozenset[str]
+    phrase: str
+    able: bool
+    record: frozenset[str]
+    value: bool
+
+
+def flags(view: str) -> list[Flag]:
+    """The true/false fields of a JSON view whose name the view gives one value."""
+    found: list[Flag] = []
+    values: dict[frozenset[str], set[bool]] = {}
+    for match in _FLAG_LINE.finditer(view):
+        path = match.group("path")
+        segments = _SEGMENT.findall(path)
+        words = [w.lower() for w in _KEY_WORDS.findall(segments[-1])] if segments else []
+        while words and words[0] in _LEADING:
+            words = words[1:]
+        able = len(words) == 1 and _ABLE.search(words[0]) is not None
+        key = frozenset(word_stems(" ".join(_ABLE.sub("", w) for w in words)))
+        if not key:
+            continue
+        value = match.group("value") == "true"
+        values.setdefault(key, set()).add(value)
+        found.append(
+            Flag(
+                start=match.start(),
+                end=match.end(),
+                key=key,
+                phrase=" ".join(_ABLE.sub("", w) for w in words),
+                able=able,
+                record=_record(view, path),
+                value=value,
+            )
+        )
+    return [flag for flag in found if len(values[flag.key]) == 1]
+
+
+def _record(view: str, path: str) -> frozenset[str]:
+    """The word stems of the record that holds the field at ``path``: the path
+    itself, and every line of the view in the same object or above it (a nested
+    object's fields are about what its parents name)."""
+    parent = path.rsplit(".", 1)[0] if "." in path else ""
+    stems = set(word_stems(_spaced(path)))
+    for line in view.splitlines():
+        name, _, value = line.partition(": ")
+        owner = name.rsplit(".", 1)[0] if "." in name else ""
+        if owner == parent or parent.startswith(f"{owner}.") or not owner:
+            stems.update(word_stems(f"{_spaced(name)} {value}"))
+    return frozenset(stems)
+
+
+def _spaced(name: str) -> str:
+    """A field's path with its separators as spaces (``fare.change_fee_eur`` as
+    "fare change fee eur")."""
+    return re.sub(r"[._\[\]\d]+", " ", name)
+
+
+def _states(claim: str, flag: Flag) -> bool | None:
+    """Whether ``claim`` affirms (True) or denies (False) the field, or None where
+    it does not write every word of the field's name."""
+    if not flag.key <= _written(claim, flag) and not _prefixed(claim, flag):
+        return None
+    return not negation_about_shared_words(claim, flag.phrase)
+
+
+def _written(claim: str, flag: Flag) -> set[str]:
+    """The word stems of ``claim`` that can state the field: all of them, or for
+    an "-able" name only the word itself and a passive ("be refunded")."""
+    if not flag.able:
+        return set(word_stems(claim))
+    words = _CLAIM_WORD.findall(claim.lower())
+    return {
+        word_stems(_ABLE.sub("", word))[0]
+        for before, word in zip(["", *words], words, strict=False)
+        if _ABLE.search(word) or before in _PASSIVE
+    }
+
+
+def _prefixed(claim: str, flag: Flag) -> bool:
+    """Whether ``claim`` writes a one-word field's name with a negating prefix
+    ("inactive" for ``active``, "non-refundable" for ``refundable``)."""
+    if len(flag.key) != 1:
+        return False
+    return negation_about_shared_words(claim, flag.phrase) and not flag.key <= set(
+        word_stems(claim)
+    )
+
+
+def _able_words(claim: str, flag: Flag) -> set[str]:
+    """The claim's stems of the field's "-able" name as written ("refundabl"),
+    which the field states though its stem drops the suffix."""
+    if not flag.able:
+        return set()
+    return {s for s in word_stems(claim) if word_stems(_ABLE.sub("", s + "e"))[0] in flag.key}
+
+
+def flag_conflict(view: str, claim: str) -> tuple[int, int] | None:
+    """The line of ``view`` holding a true/false field that ``claim`` states with
+    the opposite value, or None."""
+    for flag in flags(view):
+        stated = _states(claim, flag)
+        if stated is not None and stated != flag.value:
+            return flag.start, flag.end
+    return None
+
+
+def flag_support(view: str, claim: str) -> tuple[int, int] | None:
+    """The line of ``view`` holding a true/false field that states ``claim``: a
+    one-clause claim with the field's polarity, every content word of which the
+    field's record writes. None where there is none."""
+    if len(split_claim(claim)) != 1 or split_clauses(claim):
+        return None  # more than one statement: the others are the model's to read
+    if _AMOUNT.search(claim):
+        return None  # which field a number is, the row check and the model read
+    wanted = set(content_words(claim)) - _POLARITY_WORDS
+    for flag in flags(view):
+        if _states(claim, flag) != flag.value:
+            continue
+        known = flag.record | flag.key
+        if all(word in known for word in wanted - _able_words(claim, flag)):
+            return flag.start, flag.end
+    return None
