@@ -79,8 +79,8 @@ def action_conflict(evidence: str, claim: str) -> tuple[int, int] | None:
     if not stems & _ACTION_STEMS:
         return None  # most claims name no such action: nothing to compare
     for ours, theirs in (*_OPPOSITES, *((b, a) for a, b in _OPPOSITES)):
-        if not stems & ours:
-            continue
+        if not stems & ours or stems & theirs:
+            continue  # no such action, or both ("opened at 14:30 and closed at 16:00")
         rest = [w for w in content_words(claim) if w not in ours]
         if not rest:
             continue

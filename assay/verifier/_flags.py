@@ -53,7 +53,12 @@ _CLAIM_WORD = re.compile(r"[A-Za-z]+")
 _AMOUNT = re.compile(r"(?<![\w./-])\d[\d,.]*(?![\w/-])")
 #: Words whose work the polarity comparison has done: a claim that denies the field
 #: need not find "not" or "cannot" in its record.
-_POLARITY_WORDS = NEGATION_STEMS | {"cannot", "can", "non", "will", "would"}
+_POLARITY_WORDS = NEGATION_STEMS | {"cannot", "can", "non", "will", "would", "yet", "still"}
+#: Pronouns, which name what the record is about without a word of it.
+_PRONOUNS = frozenset({"he", "she", "his", "her", "hers", "him", "they", "their", "them"})
+#: Words of a field's name that grant a permission, and the modals that state one.
+_PERMISSION = frozenset(word_stems("allowed eligible permitted"))
+_MODAL = re.compile(r"\b(?:may|can|could|cannot|able\s+to)\b|\b\w+n['\u2019]t\b", re.IGNORECASE)
 _SEGMENT = re.compile(r"[^.\[\]]+")
 
 
@@ -124,8 +129,14 @@ def _spaced(name: str) -> str:
 
 def _states(claim: str, flag: Flag) -> bool | None:
     """Whether ``claim`` affirms (True) or denies (False) the field, or None where
-    it does not write every word of the field's name."""
-    if not flag.key <= _written(claim, flag) and not _prefixed(claim, flag):
+    it does not write every word of the field's name. A name that grants a
+    permission (``carry_over_allowed``, ``remote_eligible``) is also written by a
+    modal ("may carry over")."""
+    written = _written(claim, flag)
+    key = flag.key
+    if key & _PERMISSION and _MODAL.search(claim):
+        key = key - _PERMISSION
+    if not key <= written and not _prefixed(claim, flag):
         return None
     return not negation_about_shared_words(claim, flag.phrase)
 
@@ -179,7 +190,7 @@ def flag_support(view: str, claim: str) -> tuple[int, int] | None:
         return None  # more than one statement: the others are the model's to read
     if _AMOUNT.search(claim):
         return None  # which field a number is, the row check and the model read
-    wanted = set(content_words(claim)) - _POLARITY_WORDS
+    wanted = set(content_words(claim)) - _POLARITY_WORDS - _PRONOUNS
     for flag in flags(view):
         if _states(claim, flag) != flag.value:
             continue

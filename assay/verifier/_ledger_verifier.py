@@ -36,6 +36,8 @@ from assay.verifier._deterministic import (
     verbatim,
 )
 from assay.verifier._direction import direction_conflict
+from assay.verifier._expected import expected_as_done
+from assay.verifier._fields import wrong_field
 from assay.verifier._flags import flag_conflict, flag_support
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
@@ -295,6 +297,18 @@ class LedgerVerifier:
             wrong_row = row_mismatch(cited[k].text, prop.text, [*views[:k], *views[k + 1 :]])
             if wrong_row is not None:
                 return _missing(f"{cited[k].id}: {wrong_row}", 0.0)
+        for entry, view in zip(cited, views, strict=True):
+            role = wrong_field(view, prop.text)
+            if role is not None:
+                span, _, given = role
+                return _Outcome(
+                    label="neutral",
+                    score=0.0,
+                    ledger_id=entry.id,
+                    span=view_of(entry.text).to_stored(*span),
+                    model=DETERMINISTIC_MODEL,
+                    reason=f"{entry.id} gives “{clip(view[slice(*span)])}”, not {given}",
+                )
         computed = tuple(_computation_record(c, cited) for c in settled.computations)
         readings = [read(e.text, prop.text) for e in cited]
         if prop.args:
@@ -311,6 +325,11 @@ class LedgerVerifier:
             # The model reads what was computed beside the evidence it was computed from.
             stated = " ".join(f"{describe_computation(c)}." for c in settled.computations)
             readings = [replace(r, text=f"{r.text}\n{stated}") for r in readings]
+        # A true/false field is read first: a line that only names the record
+        # ("key: OPS-2281") is no sentence to read "is not blocked" against.
+        flagged = _read_flags(cited, views, prop.text) if not settled.computations else None
+        if flagged is not None:
+            return flagged
         clauses = [c for sentence in split_claim(prop.text) for c in split_clauses(sentence)]
         for entry, reading in zip(cited, readings, strict=True):
             span = _says_the_opposite(reading.text, prop.text, clauses)
@@ -324,9 +343,20 @@ class LedgerVerifier:
                     model=DETERMINISTIC_MODEL,
                     reason=f"{entry.id} says the opposite: “{clip(reading.text[slice(*span)])}”",
                 )
-        flagged = _read_flags(cited, views, prop.text) if not settled.computations else None
-        if flagged is not None:
-            return flagged
+        for entry, reading in zip(cited, readings, strict=True):
+            span = expected_as_done(reading.text, prop.text)
+            if span is not None:
+                return _Outcome(
+                    label="neutral",
+                    score=0.0,
+                    ledger_id=entry.id,
+                    span=reading.to_stored(*span),
+                    model=DETERMINISTIC_MODEL,
+                    reason=(
+                        f"{entry.id} gives the date only as expected, not as done: "
+                        f"“{clip(reading.text[slice(*span)])}”"
+                    ),
+                )
         related = run_evidence.related(prop.text, self.related_k, exclude={e.id for e in cited})
         return _Question(
             hypothesis=in_evidence_words(

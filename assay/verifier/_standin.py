@@ -61,11 +61,13 @@ class LexicalNLI:
         )
 
 
-#: Where one clause of a sentence ends and another begins: a semicolon, or a comma
-#: or nothing before a word that starts a clause of its own.
+#: Where one clause of a sentence ends and another begins: a semicolon, a comma or
+#: nothing before a word that starts a clause of its own, or a comma before a
+#: relative clause that adds a statement of its own ("only with the Landlord's
+#: consent, which shall not be unreasonably withheld").
 _CLAUSE_CUT = re.compile(
     r";|,?\s+(?=(?:because|since|as|although|though|while|whereas|but|so|after|before"
-    r"|until|unless|when|if)\b)",
+    r"|until|unless|when|if)\b)|,\s+(?=(?:which|who|whose)\b)",
     re.IGNORECASE,
 )
 

@@ -64,6 +64,11 @@ def test_the_opposite_action_is_the_opposite(evidence: str, claim: str, sentence
         # The unit tests passed: the failing sentence is about the integration tests,
         # and it writes "passed" too.
         (CI, "The unit tests of pipeline 8812 passed."),
+        # Both actions, each about its own time.
+        (
+            "Incident INC-7710 opened at 14:30.\nIncident INC-7710 closed at 16:05.",
+            "Incident INC-7710 was opened at 14:30 and closed at 16:05.",
+        ),
         # No action word at all.
         (BANK, "Ferro Tools was paid EUR 212.40 on 3 February 2025."),
     ],

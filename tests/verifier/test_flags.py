@@ -28,6 +28,13 @@ ACCOUNT = {
     "seats": 12,
     "seats_used": 9,
 }
+EMPLOYEE = {
+    "employee_id": "E-20417",
+    "name": "Lucia Brandt",
+    "probation_complete": False,
+    "leave": {"annual_days": 25, "carry_over_allowed": False},
+}
+TICKET = {"key": "OPS-2281", "assignee": "mtorres", "blocked": False}
 ORDER = {
     "order": "SO-4471",
     "lines": [
@@ -50,6 +57,12 @@ def _view(record: dict[str, object]) -> str:
         (ACCOUNT, "The team plan on ACC-55102 is inactive.", "is_active: true"),
         (ACCOUNT, "ACC-55102 is not active.", "is_active: true"),
         (ACCOUNT, "The plan renews automatically.", "auto_renew: false"),
+        # A permission is also stated by a modal.
+        (
+            EMPLOYEE,
+            "Lucia Brandt may carry over unused leave days.",
+            "leave.carry_over_allowed: false",
+        ),
     ],
 )
 def test_a_field_stated_with_the_other_value_is_the_opposite(
@@ -91,6 +104,12 @@ def test_the_same_value_or_an_unnamed_field_is_no_opposite(
         (BOOKING, "The fare can be changed.", "fare.changeable: true"),
         (ACCOUNT, "Account ACC-55102 will not renew automatically.", "auto_renew: false"),
         (ACCOUNT, "The team plan is active.", "is_active: true"),
+        (
+            EMPLOYEE,
+            "Lucia Brandt has not yet completed her probation.",
+            "probation_complete: false",
+        ),
+        (EMPLOYEE, "Lucia Brandt cannot carry over leave.", "leave.carry_over_allowed: false"),
     ],
 )
 def test_a_claim_that_states_just_the_field_is_entailed_by_it(
@@ -120,6 +139,20 @@ def test_a_claim_that_says_more_than_the_field_is_left_to_the_model(
     record: dict[str, object], claim: str
 ) -> None:
     assert flag_support(_view(record), claim) is None
+
+
+def test_a_field_is_read_before_a_line_that_only_names_the_record(db_url: str) -> None:
+    """ "OPS-2281 is not blocked" shares its words with ``key: OPS-2281`` alone; that
+    line is no statement for its "not" to deny."""
+    with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
+        run = cp.ledger.start_run()
+        entry = cp.ledger.append(
+            run, kind="tool_output", source="tool:tickets", content=json.dumps(TICKET)
+        )
+        verified = cp.verifier.verify(run, handover(run, ("OPS-2281 is not blocked.", [entry.id])))
+        (verdict,) = verified.verdicts
+        assert verdict.verdict.label == "entailment"
+        assert "blocked: false" in verdict.reason
 
 
 def test_the_verifier_reads_a_field_without_the_model(db_url: str) -> None:

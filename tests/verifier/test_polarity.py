@@ -165,6 +165,19 @@ def test_bounds_additions_and_requirements_are_not_the_opposite(document: str, c
         # A negation in another clause of the sentence is not about the claim.
         ("The claim was not paid because the policy had lapsed.", "The policy had lapsed.", False),
         ("The order was not shipped since the card was declined.", "The card was declined.", False),
+        # A relative clause after a comma adds a statement of its own.
+        (
+            "The Tenant may sublet only with the Landlord's prior written consent, "
+            "which shall not be unreasonably withheld.",
+            "Subletting requires the landlord's prior written consent.",
+            False,
+        ),
+        (
+            "The Tenant may sublet only with the Landlord's prior written consent, "
+            "which shall not be unreasonably withheld.",
+            "The tenant may sublet without the landlord's consent.",
+            True,
+        ),
         # The clause the claim is about, or the whole sentence it spans.
         ("The claim was not paid because the policy had lapsed.", "The claim was paid.", True),
         (

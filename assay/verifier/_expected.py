@@ -1,0 +1,85 @@
+"""Whether a claim reports as done what its evidence gives only as expected: "the
+disk array was replaced on 31 January" against an action item "due 2025-01-31",
+"arrived in Felixstowe on 4 February" against "ETA Felixstowe 2025-02-04".
+
+The value checks find the date, and a small model reads the rest of the sentence as
+the same event: it does not weigh "due" or "ETA" against "was replaced". Where the
+evidence labels the date as a plan (due, ETA, expected, scheduled, a deadline "by")
+and the claim's sentence reports an event as done on it ("was replaced",
+"arrived", "has been paid") without any word of expectation of its own ("due",
+"is to", "will", "expected"), the evidence says something else: that it was to
+happen then, not that it did.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assay.grounding import check_values
+from assay.verifier._text import split_sentences
+
+__all__ = ["expected_as_done"]
+
+#: Words that label a date in evidence as a plan, at most three words before it
+#: ("ETA Felixstowe 2025-02-04", "due 2025-01-31", ``expected_delivery: ...``).
+_PLANNED = re.compile(
+    r"\b(?:due|eta|etd|expected|expect(?:s|ing)?|estimated?|est|planned|scheduled|target"
+    r"|deadline|forecast|projected|tentative|proposed)\b(?P<gap>(?:\s+[^\s\d]+){0,3}?)"
+    r"[\s:=]*(?:(?:on|for|around|about|of|at)\s+)?$",
+    re.IGNORECASE,
+)
+#: A deadline written as "by" right before the date.
+_BY = re.compile(r"\bby\s*$", re.IGNORECASE)
+#: How far before a date its label may start.
+_WINDOW = 48
+#: A claim's own words of expectation: where it writes one, it does not report the
+#: event as done.
+_EXPECTATION = re.compile(
+    r"\b(?:due|eta|etd|expected|expect(?:s|ing)?|estimated?|planned|plans?|scheduled|target"
+    r"|deadline|forecast|projected|will|shall|should|is\s+to|are\s+to|to\s+be|set\s+to|by"
+    r"|until|aims?|intends?|pending|not\s+yet)\b",
+    re.IGNORECASE,
+)
+#: An event reported as done: a passive or perfect ("was replaced", "has been paid"),
+#: or a past tense of the verbs that report deliveries, payments and releases.
+_DONE = re.compile(
+    r"\b(?:was|were|has\s+been|have\s+been|had\s+been)\s+(?:\w+\s+)?\w+(?:ed|en|wn|t)\b"
+    r"|\b(?:arrived|delivered|completed|finished|shipped|paid|replaced|received|closed"
+    r"|resolved|released|deployed|signed|returned|settled|submitted|installed|landed"
+    r"|departed|left|sent|sailed|launched|ended|expired|happened|occurred|made|took\s+place"
+    r"|went\s+live|came\s+into\s+force)\b",
+    re.IGNORECASE,
+)
+
+
+def expected_as_done(evidence: str, claim: str) -> tuple[int, int] | None:
+    """The span of ``evidence`` that gives a date of ``claim`` only as expected where
+    the claim reports an event as done on it, or None."""
+    for check in check_values(claim, [evidence]):
+        occurrence = check.occurrence
+        if check.value.date is None or check.status != "found" or occurrence is None:
+            continue
+        sentence = _sentence_around(claim, check.value.start)
+        if _EXPECTATION.search(sentence) or not _DONE.search(sentence):
+            continue
+        label = _plan_label(evidence, occurrence.start)
+        if label is not None:
+            return label, occurrence.end
+    return None
+
+
+def _plan_label(evidence: str, start: int) -> int | None:
+    """Where the label that gives the date at ``start`` as a plan begins, or None:
+    within its line, a few words before it."""
+    line_start = evidence.rfind("\n", 0, start) + 1
+    lo = max(line_start, start - _WINDOW)
+    before = re.sub(r"[._]", " ", evidence[lo:start])
+    match = _PLANNED.search(before) or _BY.search(before)
+    return None if match is None else lo + match.start()
+
+
+def _sentence_around(text: str, position: int) -> str:
+    for span in split_sentences(text):
+        if span.start <= position < span.end:
+            return span.text
+    return text

@@ -1,0 +1,97 @@
+"""Which field of a JSON record a name is: "PR 4412 was merged by dvarga" against a
+record whose ``merged_by`` is ``lcho`` and whose ``author`` is ``dvarga``.
+
+Every word of such a claim is in the record, and a small model reads it as support:
+the name is there, so is "merged". What it cannot see is that the name fills
+another field. So where a claim writes the words of one field's name and, right
+after them, the value of another field of the same record (not that field's own
+value), it binds the name to the wrong role. Only names and codes are read here,
+short values without digits of their own; numbers are the value checks' and the row
+check's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assay.verifier._text import STOP_WORDS, word_stems
+
+__all__ = ["wrong_field"]
+
+#: A line of a JSON view whose value is a short name: ``merged_by: lcho``,
+#: ``approver: Dana Ruiz``.
+_NAME_LINE = re.compile(
+    r"^(?P<path>[^\n:]+): (?P<value>[A-Za-z][\w.@'-]*(?: [A-Za-z][\w.@'-]*){0,2})$",
+    re.MULTILINE,
+)
+_VALUE_WORDS = frozenset({"true", "false", "null"})
+#: Fields that hold a word from a fixed set ("merged", "open", "APPROVED"), not a
+#: name: their values are states, which the polarity and action checks read.
+_STATES = frozenset(
+    word_stems("state status type kind category class level priority mode stage phase")
+)
+#: How many words after a field's name its value may stand in the claim ("merged
+#: by dvarga", "approved on Monday by Dana Ruiz").
+_AFTER = 4
+_TOKEN = re.compile(r"[\w.@'-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    start: int
+    end: int
+    parent: str
+    key: frozenset[str]
+    value: str
+
+
+def wrong_field(view: str, claim: str) -> tuple[tuple[int, int], str, str] | None:
+    """The line of ``view`` holding a field whose name ``claim`` writes with another
+    field's value after it, that field's value, and the value the claim gives it;
+    or None."""
+    fields = _fields(view)
+    if len(fields) < 2:
+        return None
+    tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(claim)]
+    stems = [set(word_stems(text)) for _, _, text in tokens]
+    lowered = claim.lower()
+    for field in fields:
+        if field.value.lower() in lowered:
+            continue  # the claim gives the field its own value somewhere
+        named = [i for i, words in enumerate(stems) if words & field.key]
+        if not named or not field.key <= set().union(*(stems[i] for i in named)):
+            continue
+        after = claim[tokens[named[-1]][1] :]
+        window = " ".join(t for _, _, t in tokens[named[-1] + 1 : named[-1] + 1 + _AFTER])
+        for other in fields:
+            if other is field or other.parent != field.parent or other.value == field.value:
+                continue
+            if _holds(window, other.value) and other.value.lower() in after.lower():
+                return (field.start, field.end), field.value, other.value
+    return None
+
+
+def _fields(view: str) -> list[_Field]:
+    """The name-valued fields of a view, with their names' content stems."""
+    found: list[_Field] = []
+    for match in _NAME_LINE.finditer(view):
+        value = match.group("value")
+        if value.lower() in _VALUE_WORDS:
+            continue
+        path = match.group("path")
+        if path.endswith("]"):
+            continue  # an item of a list: any of its items is the list's value
+        parent, _, key = path.rpartition(".")
+        stems = frozenset(
+            s for s in word_stems(re.sub(r"[_\[\]\d]+", " ", key)) if s not in STOP_WORDS
+        )
+        if stems and not stems & _STATES:
+            found.append(_Field(match.start(), match.end(), parent, stems, value))
+    return found
+
+
+def _holds(window: str, value: str) -> bool:
+    """Whether the words after a field's name hold ``value`` as whole words."""
+    pattern = rf"(?<![\w@.-]){re.escape(value)}(?![\w@-])"
+    return re.search(pattern, window, re.IGNORECASE) is not None
