@@ -143,6 +143,12 @@ class Computation:
     cue: str
     detail: str = ""
 
+    def __post_init__(self) -> None:
+        # A result read through a unit conversion carries its rounding noise
+        # (EUR 1,800 a month for two months: 3600.000000000000000000000001); it is
+        # recorded and shown to 15 significant digits, as no evidence writes more.
+        object.__setattr__(self, "result", Decimal(format(self.result, ".15g")))
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Miscalculation:

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 
+from assay.grounding import view_of
 from assay.grounding._arithmetic import MAX_OPERANDS, Computation, Miscalculation
 from assay.grounding._check import ValueCheck, check_values
 
@@ -180,3 +181,12 @@ def test_a_computation_record_is_typed() -> None:
     ]
     assert isinstance(check.computation, Computation)
     assert check.computation.cue.lower() == "total" and check.computation.unit is None
+
+
+def test_a_result_read_through_a_unit_conversion_is_recorded_without_its_rounding_noise() -> None:
+    record = {"rent_monthly": 1800, "currency": "EUR", "deposit_months": 2}
+    listing = view_of(json.dumps(record)).text
+    check = _check("The flat needs a two-month deposit of EUR 3,600.", listing)["EUR 3,600"]
+    assert isinstance(check.computation, Computation)
+    assert check.computation.result == Decimal("3600")
+    assert format(check.computation.result.normalize(), "f") == "3600"
