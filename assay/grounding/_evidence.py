@@ -23,9 +23,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 
 from assay.grounding._dates import DateMention, find_dates, years_in
-from assay.grounding._numbers import convention_of
+from assay.grounding._numbers import convention_of, find_numbers
 from assay.grounding._quantities import Quantity, find_quantities
 from assay.grounding._units import CURRENCY_SIGNS, is_currency, key_unit, period_of, unit_of
 from assay.grounding._views import view_of
@@ -44,6 +45,15 @@ _COLUMNS = re.compile(r"\S+(?:\x20\S+)*")
 _SIGN_BY_DIGIT = re.compile(r"([€£$¥₹])\x20?[-\d]|\d\x20?([€£$¥₹])")
 _UNIT_KEYS = frozenset({"unit", "units", "uom", "currency", "ccy", "cur", "period"})
 _MAX_TABLE_LINES = 2_000
+#: A date stated as an offset from one the evidence writes right after it: "30 days
+#: from 2024-11-18", "within fourteen days of 3 March 2025", "10 days before
+#: 2025-01-31". Calendar days only: "30 business days" counts days a calendar does
+#: not say.
+_OFFSET = re.compile(
+    r"(?:\b(?P<within>within)\s+)?\b(?P<n>[A-Za-z]+|\d{1,4})(?:\s+\(\d{1,4}\))?\s+"
+    r"(?:calendar\s+)?days?\s+(?P<way>from|after|following|of|before)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -153,7 +163,7 @@ def index_evidence(stored: str) -> EvidenceIndex:
         )
     records = tuple((start, end) for start, end in lines)
     starts = [start for start, _ in lines]
-    dated = tuple((d, _line_of(starts, d.start)) for d in dates)
+    dated = tuple((d, _line_of(starts, d.start)) for d in [*dates, *_offset_dates(text, dates)])
     return EvidenceIndex(
         text=None if text == stored else text,
         values=tuple(values),
@@ -162,6 +172,39 @@ def index_evidence(stored: str) -> EvidenceIndex:
         years=years_in(text),
         tables=shape.tables,
     )
+
+
+def _offset_dates(text: str, dates: Sequence[DateMention]) -> list[DateMention]:
+    """The dates ``text`` states as a number of days from one it writes ("payment
+    terms: 30 days from 2024-11-18" states 2024-12-18), each spanning the whole
+    phrase. They come after the dates written out, which are found first."""
+    found: list[DateMention] = []
+    for mention in dates:
+        moment = mention.moment()
+        if moment is None:
+            continue
+        line_start = text.rfind("\n", 0, mention.start) + 1
+        match = _OFFSET.search(text, line_start, mention.start)
+        if match is None or (match.group("way").lower() == "of" and not match.group("within")):
+            continue
+        numbers = find_numbers(match.group("n"))
+        if len(numbers) != 1 or len(numbers[0].values) != 1:
+            continue
+        days = int(next(iter(numbers[0].values)))
+        shift = timedelta(days=-days if match.group("way").lower() == "before" else days)
+        moved = moment + shift
+        found.append(
+            replace(
+                mention,
+                start=match.start(),
+                text=text[match.start() : mention.end],
+                year=moved.year,
+                month=moved.month,
+                day=moved.day,
+                ambiguous=False,
+            )
+        )
+    return found
 
 
 def _lines(text: str) -> Iterator[tuple[int, int]]:

@@ -130,3 +130,13 @@ def test_the_gate_accepts_honest_rewrites_and_refuses_wrong_values(plane: Contro
     }
     counted = _gate(plane, "shelf C: PL-220 x 36", "Shelf C holds 63 units of PL-220.")
     assert counted.codes == {"unverified_identifier"}
+
+
+def test_a_date_the_evidence_states_as_days_from_another_passes_the_gate() -> None:
+    terms = "Invoice 2024-0917 issued 2024-11-18. Payment terms: 30 days from 2024-11-18."
+    claim = "Invoice 2024-0917 is due on 18 December 2024."
+    (date,) = [i for i in extract_identifiers(claim) if i.kind == "date"]
+    assert identifier_in_evidence(date, terms)
+    wrong = "Invoice 2024-0917 is due on 17 December 2024."
+    (other,) = [i for i in extract_identifiers(wrong) if i.kind == "date"]
+    assert not identifier_in_evidence(other, terms)

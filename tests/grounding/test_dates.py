@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from assay.grounding import check_values
 from assay.grounding._dates import DateMention, find_dates, same_date
 
 
@@ -87,3 +88,43 @@ def test_times_of_day(claim: str, evidence: str, expected: bool) -> None:
 
 def test_names_and_versions_hold_no_dates() -> None:
     assert find_dates("ticket OPS-2025-0318, build 3.18.2025-rc and v2025.03") == []
+
+
+TERMS = (
+    "Invoice 2024-0917 issued 2024-11-18.\n"
+    "Payment terms: 30 days from 2024-11-18. Objections within fourteen days of 3 March 2025.\n"
+    "Cutover 10 days before 2025-01-31. Refunds take 10 business days from 2025-01-06.\n"
+    "Reminders go out 7 days of 2025-02-01."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "phrase"),
+    [
+        ("Invoice 2024-0917 is due on 18 December 2024.", "30 days from 2024-11-18"),
+        ("Objections must be in by 17 March 2025.", "within fourteen days of 3 March 2025"),
+        ("The cutover is on 21 January 2025.", "10 days before 2025-01-31"),
+        # The date written out is still found as written.
+        ("The invoice was issued on 18 November 2024.", "2024-11-18"),
+    ],
+)
+def test_a_date_stated_as_days_from_another_is_found(claim: str, phrase: str) -> None:
+    (check,) = [c for c in check_values(claim, [TERMS]) if c.value.date is not None]
+    assert check.status == "found" and check.occurrence is not None
+    assert check.occurrence.text == phrase
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # One day off.
+        "Invoice 2024-0917 is due on 19 December 2024.",
+        # Business days are not calendar days.
+        "Refunds arrive by 16 January 2025.",
+        # "of" is an offset only after "within".
+        "Reminders go out on 8 February 2025.",
+    ],
+)
+def test_other_dates_are_not_read_into_an_offset(claim: str) -> None:
+    (check,) = [c for c in check_values(claim, [TERMS]) if c.value.date is not None]
+    assert check.status == "missing"
