@@ -1,5 +1,7 @@
 """Which field of a JSON record a name is: "PR 4412 was merged by dvarga" against a
-record whose ``merged_by`` is ``lcho`` and whose ``author`` is ``dvarga``.
+record whose ``merged_by`` is ``lcho`` and whose ``author`` is ``dvarga``; and which
+party of an agreement: "Brightwater Credit Union is the borrower" against
+"Brightwater Credit Union (lender) and Kestrel Joinery Ltd (borrower)".
 
 Every word of such a claim is in the record, and a small model reads it as support:
 the name is there, so is "merged". What it cannot see is that the name fills
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 from assay.verifier._text import STOP_WORDS, word_stems
 
-__all__ = ["wrong_field"]
+__all__ = ["wrong_field", "wrong_party"]
 
 #: A line of a JSON view whose value is a short name: ``merged_by: lcho``,
 #: ``approver: Dana Ruiz``.
@@ -95,3 +97,47 @@ def _holds(window: str, value: str) -> bool:
     """Whether the words after a field's name hold ``value`` as whole words."""
     pattern = rf"(?<![\w@.-]){re.escape(value)}(?![\w@-])"
     return re.search(pattern, window, re.IGNORECASE) is not None
+
+
+#: A party named with its role in parentheses, as agreements introduce them:
+#: ``Kestrel Joinery Ltd (borrower)``, ``Hollis Retail Ltd (the "Tenant")``.
+_PARTY = re.compile(
+    r"(?P<name>(?:[A-Z][\w&.'-]*\s+){0,5}[A-Z][\w&.'-]*)\s*"
+    r"\((?:the\s+)?[\"“']?(?P<role>[A-Za-z]{3,})[\"”']?\)"
+)
+_LEGAL_FORM = re.compile(r"\s+(?:Ltd|Limited|plc|PLC|Inc|LLC|LLP|GmbH|AG|SA|BV|NV)\.?$")
+#: How many words apart a party's name and a role word may stand in the claim.
+_NEAR = 5
+
+
+def wrong_party(text: str, claim: str) -> tuple[tuple[int, int], str, str] | None:
+    """Where ``text`` introduces a party the claim gives another party's role, that
+    party's role there, and the role the claim gives it; or None.
+
+    The claim must write the party's name (its legal form aside) and, within five
+    words of it, the role word of another party, and not write that other party's
+    name: "Kestrel Joinery borrowed from Brightwater Credit Union, the lender" names
+    both, and is left alone."""
+    parties: dict[str, tuple[str, tuple[int, int]]] = {}
+    for match in _PARTY.finditer(text):
+        name = _LEGAL_FORM.sub("", match.group("name").strip())
+        parties.setdefault(name, (match.group("role").lower(), match.span()))
+    roles = {role: name for name, (role, _) in parties.items()}
+    if len(roles) < 2:
+        return None
+    lowered = claim.lower()
+    words = [(m.start(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z]+", claim)]
+    for name, (own, span) in parties.items():
+        at = lowered.find(name.lower())
+        if at < 0:
+            continue
+        end = at + len(name)
+        index = [i for i, (start, _) in enumerate(words) if at <= start < end]
+        if not index:
+            continue
+        near = words[max(0, index[0] - _NEAR) : index[-1] + 1 + _NEAR]
+        for _, word in near:
+            role = word if word in roles else word.rstrip("s")
+            if role in roles and role != own and roles[role].lower() not in lowered:
+                return span, own, role
+    return None

@@ -37,7 +37,7 @@ from assay.verifier._deterministic import (
 )
 from assay.verifier._direction import direction_conflict
 from assay.verifier._expected import expected_as_done
-from assay.verifier._fields import wrong_field
+from assay.verifier._fields import wrong_field, wrong_party
 from assay.verifier._flags import flag_conflict, flag_support
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
@@ -298,9 +298,10 @@ class LedgerVerifier:
             if wrong_row is not None:
                 return _missing(f"{cited[k].id}: {wrong_row}", 0.0)
         for entry, view in zip(cited, views, strict=True):
-            role = wrong_field(view, prop.text)
-            if role is not None:
-                span, _, given = role
+            # A name in another field's or another party's role.
+            misplaced = wrong_field(view, prop.text) or wrong_party(view, prop.text)
+            if misplaced is not None:
+                span, _, given = misplaced
                 return _Outcome(
                     label="neutral",
                     score=0.0,

@@ -1,6 +1,7 @@
 """Roles in a JSON record: a claim that writes one field's name with another field's
 value after it ("merged by dvarga" where ``merged_by`` is ``lcho`` and ``author`` is
-``dvarga``) binds the name to the wrong role, found without the model."""
+``dvarga``) binds the name to the wrong role, found without the model; and roles of
+the parties an agreement introduces ("Brightwater Credit Union (lender)")."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from assay import ControlPlane
 from assay.grounding import view_of
 from assay.verifier import LexicalNLI
-from assay.verifier._fields import wrong_field
+from assay.verifier._fields import wrong_field, wrong_party
 from tests.verifier.test_ledger_verifier import handover
 
 PULL = {
@@ -86,3 +87,60 @@ def test_the_verifier_refuses_a_name_in_the_wrong_role_and_names_the_field(db_ur
         span = verdict.verdict.span
         assert span is not None
         assert entry.text[span[0] : span[1]] == "lcho"
+
+
+LOAN = (
+    "Loan agreement LA-3319 between Brightwater Credit Union (lender) and "
+    "Kestrel Joinery Ltd (borrower). Principal GBP 80,000."
+)
+LEASE = (
+    'This lease is made between Harbour Estates LLP (the "Landlord") and '
+    'Hollis Retail Ltd (the "Tenant").'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "claim", "own", "given"),
+    [
+        (LOAN, "Brightwater Credit Union is the borrower under LA-3319.", "lender", "borrower"),
+        (LOAN, "The lender, Kestrel Joinery, advanced GBP 80,000.", "borrower", "lender"),
+        (LEASE, "Hollis Retail is the landlord.", "tenant", "landlord"),
+    ],
+)
+def test_a_party_given_another_partys_role_is_found(
+    text: str, claim: str, own: str, given: str
+) -> None:
+    found = wrong_party(text, claim)
+    assert found is not None
+    _, found_own, found_given = found
+    assert (found_own, found_given) == (own, given)
+
+
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        (LOAN, "Kestrel Joinery is the borrower."),
+        # Both parties named, each near its own role or both.
+        (LOAN, "Kestrel Joinery borrowed GBP 80,000 from Brightwater Credit Union, the lender."),
+        (LEASE, "Hollis Retail, the tenant, pays rent to Harbour Estates."),
+        # A role without a party's name.
+        (LEASE, "The landlord may enter the premises."),
+        # One party introduced: no other role to confuse it with.
+        ("Supplier: Orchard Print Ltd (vendor).", "Orchard Print is the buyer."),
+    ],
+)
+def test_a_party_in_its_own_role_decides_nothing(text: str, claim: str) -> None:
+    assert wrong_party(text, claim) is None
+
+
+def test_the_verifier_refuses_a_party_in_the_wrong_role(db_url: str) -> None:
+    with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
+        run = cp.ledger.start_run()
+        entry = cp.ledger.append(run, kind="retrieval", source="loan.md", content=LOAN)
+        verified = cp.verifier.verify(
+            run, handover(run, ("Brightwater Credit Union is the borrower.", [entry.id]))
+        )
+        (verdict,) = verified.verdicts
+        assert verdict.verdict.label == "neutral"
+        assert "Brightwater Credit Union (lender)" in verdict.reason
+        assert "not borrower" in verdict.reason
