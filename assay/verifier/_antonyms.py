@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from assay.verifier._polarity import opposite_polarity
 from assay.verifier._text import content_words, split_sentences, word_stems
 
-__all__ = ["action_conflict", "in_evidence_words"]
+__all__ = ["action_conflict", "in_evidence_words", "opposite_actions"]
 
 #: Pairs of opposite actions, each side the word stems (``word_stems``) that write
 #: it. "introduce" is on two sides: a release that introduced a flag added it, one
@@ -64,6 +64,16 @@ _WORD = re.compile(r"[A-Za-z]+")
 #: write: the same bar as the polarity check's.
 _MIN_COVERAGE = 0.6
 _CLAUSE_CUT = re.compile(r";\s+|,\s+(?=(?:but|and|whereas|while)\s)", re.IGNORECASE)
+
+
+def opposite_actions(stem: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The action word stem ``stem`` writes and its opposites, as word stems, or
+    None where it writes no action of these pairs ("approv": the approvals, and the
+    denials). A stem on two sides ("introduc") writes no one action."""
+    sides = [(a, b) for a, b in _OPPOSITES if stem in a] + [
+        (b, a) for a, b in _OPPOSITES if stem in b
+    ]
+    return sides[0] if len(sides) == 1 else None
 
 
 def action_conflict(evidence: str, claim: str) -> tuple[int, int] | None:

@@ -15,7 +15,9 @@ check's.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 
 from assay.verifier._text import STOP_WORDS, word_stems
 
@@ -34,8 +36,11 @@ _STATES = frozenset(
     word_stems("state status type kind category class level priority mode stage phase")
 )
 #: How many words after a field's name its value may stand in the claim ("merged
-#: by dvarga", "approved on Monday by Dana Ruiz").
+#: by dvarga", "approved on Monday by Dana Ruiz"), and before it where the name is
+#: the claim's verb ("Rita Okoro reviewed the claim").
 _AFTER = 4
+_BEFORE = 3
+_PASSIVE_BY = frozenset({"by", "to"})
 _TOKEN = re.compile(r"[\w.@'-]+")
 
 
@@ -55,32 +60,49 @@ def wrong_field(view: str, claim: str) -> tuple[tuple[int, int], str, str] | Non
     fields = _fields(view)
     if len(fields) < 2:
         return None
+    siblings: defaultdict[str, list[_Field]] = defaultdict(list)
+    for field in fields:
+        siblings[field.parent].append(field)
     tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(claim)]
     stems = [set(word_stems(text)) for _, _, text in tokens]
     lowered = claim.lower()
+    written = set().union(*stems)
     for field in fields:
-        if field.value.lower() in lowered:
+        if not field.key <= written or field.value.lower() in lowered:
             continue  # the claim gives the field its own value somewhere
         named = [i for i, words in enumerate(stems) if words & field.key]
         if not named or not field.key <= set().union(*(stems[i] for i in named)):
             continue
-        after = claim[tokens[named[-1]][1] :]
-        window = " ".join(t for _, _, t in tokens[named[-1] + 1 : named[-1] + 1 + _AFTER])
-        for other in fields:
-            if other is field or other.parent != field.parent or other.value == field.value:
+        window = _role_window(tokens, named[0], named[-1])
+        for other in siblings[field.parent]:
+            if other is field or other.value == field.value:
                 continue
-            if _holds(window, other.value) and other.value.lower() in after.lower():
+            if _holds(window, other.value):
                 return (field.start, field.end), field.value, other.value
     return None
 
 
-def _fields(view: str) -> list[_Field]:
-    """The name-valued fields of a view, with their names' content stems."""
+def _role_window(tokens: list[tuple[int, int, str]], first: int, last: int) -> str:
+    """The words of the claim that fill the role a field's name writes at tokens
+    ``first`` to ``last``: those after it ("the reviewer, Dev Malhotra"; "merged by
+    dvarga"), or, where the name is a verb in the past tense not followed by "by"
+    or "to", those before it ("Rita Okoro reviewed the claim")."""
+    word = tokens[last][2].lower()
+    following = tokens[last + 1][2].lower() if last + 1 < len(tokens) else ""
+    if word.endswith("ed") and following not in _PASSIVE_BY:
+        return " ".join(t for _, _, t in tokens[max(0, first - _BEFORE) : first])
+    return " ".join(t for _, _, t in tokens[last + 1 : last + 1 + _AFTER])
+
+
+@lru_cache(maxsize=32)
+def _fields(view: str) -> tuple[_Field, ...]:
+    """The name-valued fields of a view, with their names' content stems (read once
+    per view: every proposition citing an entry asks)."""
     found: list[_Field] = []
     for match in _NAME_LINE.finditer(view):
         value = match.group("value")
-        if value.lower() in _VALUE_WORDS:
-            continue
+        if value.lower() in _VALUE_WORDS or any(c.isdigit() for c in value):
+            continue  # a flag, or an identifier of the record rather than a name
         path = match.group("path")
         if path.endswith("]"):
             continue  # an item of a list: any of its items is the list's value
@@ -90,7 +112,7 @@ def _fields(view: str) -> list[_Field]:
         )
         if stems and not stems & _STATES:
             found.append(_Field(match.start(), match.end(), parent, stems, value))
-    return found
+    return tuple(found)
 
 
 def _holds(window: str, value: str) -> bool:
@@ -102,10 +124,11 @@ def _holds(window: str, value: str) -> bool:
 #: A party named with its role in parentheses, as agreements introduce them:
 #: ``Kestrel Joinery Ltd (borrower)``, ``Hollis Retail Ltd (the "Tenant")``.
 _PARTY = re.compile(
-    r"(?P<name>(?:[A-Z][\w&.'-]*\s+){0,5}[A-Z][\w&.'-]*)\s*"
+    r"(?P<name>(?:[A-Z][\w&.'-]*\s+){0,5}[A-Z][\w&.'-]*"
+    r"(?:\s+(?:plc|ltd|llc|llp|inc|gmbh)\.?)?)\s*"
     r"\((?:the\s+)?[\"“']?(?P<role>[A-Za-z]{3,})[\"”']?\)"
 )
-_LEGAL_FORM = re.compile(r"\s+(?:Ltd|Limited|plc|PLC|Inc|LLC|LLP|GmbH|AG|SA|BV|NV)\.?$")
+_LEGAL_FORM = re.compile(r"\s+(?:Ltd|Limited|plc|Inc|LLC|LLP|GmbH|AG|SA|BV|NV)\.?$", re.IGNORECASE)
 #: How many words apart a party's name and a role word may stand in the claim.
 _NEAR = 5
 

@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+from assay.verifier._antonyms import opposite_actions
 from assay.verifier._polarity import NEGATION_STEMS, negation_about_shared_words
 from assay.verifier._text import content_words, split_claim, split_clauses, word_stems
 
-__all__ = ["Flag", "flag_conflict", "flag_support"]
+__all__ = ["Flag", "flag_conflict", "flag_support", "state_conflict"]
 
 #: A true/false leaf of a JSON view (``fare.refundable: false``).
 _FLAG_LINE = re.compile(r"^(?P<path>[^\n:]+): (?P<value>true|false)$", re.MULTILINE)
@@ -64,21 +66,23 @@ _SEGMENT = re.compile(r"[^.\[\]]+")
 
 @dataclass(frozen=True, slots=True)
 class Flag:
-    """One true/false field of a view: its line at ``start:end``, its name's word
-    stems and its name as words (an "-able" name without the suffix, ``able``), the
-    stems of its path and of its record's other lines, and its value."""
+    """One true/false field of a view: its line at ``start:end``, its path, its
+    name's word stems and its name as words (an "-able" name without the suffix,
+    ``able``), and its value."""
 
     start: int
     end: int
+    path: str
     key: frozenset[str]
     phrase: str
     able: bool
-    record: frozenset[str]
     value: bool
 
 
-def flags(view: str) -> list[Flag]:
-    """The true/false fields of a JSON view whose name the view gives one value."""
+@lru_cache(maxsize=32)
+def flags(view: str) -> tuple[Flag, ...]:
+    """The true/false fields of a JSON view whose name the view gives one value
+    (read once per view: every proposition citing an entry asks)."""
     found: list[Flag] = []
     values: dict[frozenset[str], set[bool]] = {}
     for match in _FLAG_LINE.finditer(view):
@@ -98,27 +102,38 @@ def flags(view: str) -> list[Flag]:
                 start=match.start(),
                 end=match.end(),
                 key=key,
+                path=path,
                 phrase=" ".join(_ABLE.sub("", w) for w in words),
                 able=able,
-                record=_record(view, path),
                 value=value,
             )
         )
-    return [flag for flag in found if len(values[flag.key]) == 1]
+    return tuple(flag for flag in found if len(values[flag.key]) == 1)
 
 
 def _record(view: str, path: str) -> frozenset[str]:
     """The word stems of the record that holds the field at ``path``: the path
     itself, and every line of the view in the same object or above it (a nested
     object's fields are about what its parents name)."""
+    owned = _owned(view)
     parent = path.rsplit(".", 1)[0] if "." in path else ""
-    stems = set(word_stems(_spaced(path)))
+    stems = set(word_stems(_spaced(path))) | owned.get("", frozenset())
+    parts = parent.split(".") if parent else []
+    for n in range(1, len(parts) + 1):
+        stems |= owned.get(".".join(parts[:n]), frozenset())
+    return frozenset(stems)
+
+
+@lru_cache(maxsize=32)
+def _owned(view: str) -> dict[str, frozenset[str]]:
+    """The word stems of each object's own lines in a view, by the object's path
+    (``""`` for the top level): read once per view, in time linear in its size."""
+    owned: dict[str, set[str]] = {}
     for line in view.splitlines():
         name, _, value = line.partition(": ")
         owner = name.rsplit(".", 1)[0] if "." in name else ""
-        if owner == parent or parent.startswith(f"{owner}.") or not owner:
-            stems.update(word_stems(f"{_spaced(name)} {value}"))
-    return frozenset(stems)
+        owned.setdefault(owner, set()).update(word_stems(f"{_spaced(name)} {value}"))
+    return {owner: frozenset(stems) for owner, stems in owned.items()}
 
 
 def _spaced(name: str) -> str:
@@ -174,12 +189,15 @@ def _able_words(claim: str, flag: Flag) -> set[str]:
 
 def flag_conflict(view: str, claim: str) -> tuple[int, int] | None:
     """The line of ``view`` holding a true/false field that ``claim`` states with
-    the opposite value, or None."""
-    for flag in flags(view):
-        stated = _states(claim, flag)
-        if stated is not None and stated != flag.value:
-            return flag.start, flag.end
-    return None
+    the opposite value, or None. Where several records write the field, the line of
+    the one that writes most of the claim's words ("R-17 is not paid" points at
+    record R-17's ``paid: true``)."""
+    opposed = [f for f in flags(view) if _states(claim, f) not in (None, f.value)]
+    if not opposed:
+        return None
+    wanted = set(content_words(claim))
+    best = max(opposed, key=lambda f: len(wanted & _record(view, f.path)))
+    return best.start, best.end
 
 
 def flag_support(view: str, claim: str) -> tuple[int, int] | None:
@@ -194,7 +212,40 @@ def flag_support(view: str, claim: str) -> tuple[int, int] | None:
     for flag in flags(view):
         if _states(claim, flag) != flag.value:
             continue
-        known = flag.record | flag.key
+        known = _record(view, flag.path) | flag.key
         if all(word in known for word in wanted - _able_words(claim, flag)):
             return flag.start, flag.end
+    return None
+
+
+#: A field that records the outcome of a decision or a run (``status: approved``,
+#: ``result: failed``), and how much of a claim's other words its record must
+#: write for the claim to be about it.
+_STATE_LINE = re.compile(
+    r"^(?P<path>(?:[^\n:]*[._])?(?:status|state|decision|outcome|result))"
+    r": (?P<value>[A-Za-z]+)$",
+    re.MULTILINE | re.IGNORECASE,
+)
+_ABOUT_THE_RECORD = 0.6
+
+
+def state_conflict(view: str, claim: str) -> tuple[int, int] | None:
+    """The line of ``view`` whose outcome field states the opposite action of
+    ``claim``, or None: "Claim WC-88412 was rejected" against ``status: approved``
+    in the record whose ``claim_id`` is ``WC-88412``. The claim must write an
+    opposite of the value and none of its own words for it, and at least 60% of
+    its other content words must be in the field's record."""
+    claimed = set(word_stems(claim))
+    for match in _STATE_LINE.finditer(view):
+        value = word_stems(match.group("value"))
+        sides = opposite_actions(value[0]) if value else None
+        if sides is None:
+            continue
+        own, opposite = sides
+        if not claimed & opposite or claimed & own:
+            continue
+        rest = [w for w in content_words(claim) if w not in opposite]
+        record = _record(view, match.group("path"))
+        if rest and sum(w in record for w in rest) >= _ABOUT_THE_RECORD * len(rest):
+            return match.start(), match.end()
     return None

@@ -38,7 +38,7 @@ from assay.verifier._deterministic import (
 from assay.verifier._direction import direction_conflict
 from assay.verifier._expected import expected_as_done
 from assay.verifier._fields import wrong_field, wrong_party
-from assay.verifier._flags import flag_conflict, flag_support
+from assay.verifier._flags import flag_conflict, flag_support, state_conflict
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
 from assay.verifier._rows import row_mismatch
@@ -297,21 +297,14 @@ class LedgerVerifier:
             wrong_row = row_mismatch(cited[k].text, prop.text, [*views[:k], *views[k + 1 :]])
             if wrong_row is not None:
                 return _missing(f"{cited[k].id}: {wrong_row}", 0.0)
-        for entry, view in zip(cited, views, strict=True):
-            # A name in another field's or another party's role.
-            misplaced = wrong_field(view, prop.text) or wrong_party(view, prop.text)
-            if misplaced is not None:
-                span, _, given = misplaced
-                return _Outcome(
-                    label="neutral",
-                    score=0.0,
-                    ledger_id=entry.id,
-                    span=view_of(entry.text).to_stored(*span),
-                    model=DETERMINISTIC_MODEL,
-                    reason=f"{entry.id} gives “{clip(view[slice(*span)])}”, not {given}",
-                )
         computed = tuple(_computation_record(c, cited) for c in settled.computations)
+        # What the checks below and the model read of each entry: all of it, or for a
+        # long one the records most related to the proposition, so that their cost
+        # grows with the proposition and not with the evidence.
         readings = [read(e.text, prop.text) for e in cited]
+        misplaced = _misplaced(cited, readings, prop.text)
+        if misplaced is not None:
+            return misplaced
         if prop.args:
             binding = bind(prop.args, cited)
             if isinstance(binding, str):
@@ -328,7 +321,7 @@ class LedgerVerifier:
             readings = [replace(r, text=f"{r.text}\n{stated}") for r in readings]
         # A true/false field is read first: a line that only names the record
         # ("key: OPS-2281") is no sentence to read "is not blocked" against.
-        flagged = _read_flags(cited, views, prop.text) if not settled.computations else None
+        flagged = _read_flags(cited, readings, prop.text) if not settled.computations else None
         if flagged is not None:
             return flagged
         clauses = [c for sentence in split_claim(prop.text) for c in split_clauses(sentence)]
@@ -678,35 +671,55 @@ def _says_the_opposite(
     return found
 
 
-def _read_flags(
-    cited: Sequence[LedgerEntry], views: Sequence[str], proposition: str
+def _misplaced(
+    cited: Sequence[LedgerEntry], readings: Sequence[Reading], proposition: str
 ) -> _Outcome | None:
-    """The outcome a cited JSON entry's true/false field settles (:mod:`._flags`):
-    a contradiction where the proposition states the field with the other value, an
-    entailment where it states just that field with its value; None where no field
-    settles it."""
-    for entry, view in zip(cited, views, strict=True):
-        span = flag_conflict(view, proposition)
+    """The outcome where the proposition puts a name in another field's or another
+    party's role in a cited entry (:mod:`._fields`), or None."""
+    for entry, reading in zip(cited, readings, strict=True):
+        found = wrong_field(reading.text, proposition) or wrong_party(reading.text, proposition)
+        if found is not None:
+            span, _, given = found
+            return _Outcome(
+                label="neutral",
+                score=0.0,
+                ledger_id=entry.id,
+                span=reading.to_stored(*span),
+                model=DETERMINISTIC_MODEL,
+                reason=f"{entry.id} gives “{clip(reading.text[slice(*span)])}”, not {given}",
+            )
+    return None
+
+
+def _read_flags(
+    cited: Sequence[LedgerEntry], readings: Sequence[Reading], proposition: str
+) -> _Outcome | None:
+    """The outcome a cited JSON entry's true/false or outcome field settles
+    (:mod:`._flags`): a contradiction where the proposition states the field with
+    the other value, an entailment where it states just that field with its value;
+    None where no field settles it."""
+    for entry, reading in zip(cited, readings, strict=True):
+        text = reading.text
+        span = flag_conflict(text, proposition) or state_conflict(text, proposition)
         if span is not None:
-            line = view[slice(*span)]
             return _Outcome(
                 label="contradiction",
                 score=0.0,
                 ledger_id=entry.id,
-                span=view_of(entry.text).to_stored(*span),
+                span=reading.to_stored(*span),
                 model=DETERMINISTIC_MODEL,
-                reason=f"{entry.id} says the opposite: “{clip(line)}”",
+                reason=f"{entry.id} says the opposite: “{clip(text[slice(*span)])}”",
             )
-    for entry, view in zip(cited, views, strict=True):
-        span = flag_support(view, proposition)
+    for entry, reading in zip(cited, readings, strict=True):
+        span = flag_support(reading.text, proposition)
         if span is not None:
             return _Outcome(
                 label="entailment",
                 score=1.0,
                 ledger_id=entry.id,
-                span=view_of(entry.text).to_stored(*span),
+                span=reading.to_stored(*span),
                 model=DETERMINISTIC_MODEL,
-                reason=f"stated by the field “{clip(view[slice(*span)])}”",
+                reason=f"stated by the field “{clip(reading.text[slice(*span)])}”",
             )
     return None
 

@@ -40,6 +40,8 @@ VIEW_PULL, VIEW_TRANSFER = view_of(json.dumps(PULL)).text, view_of(json.dumps(TR
         (VIEW_PULL, "PR 4412 was authored by lcho.", "dvarga", "lcho"),
         (VIEW_TRANSFER, "Transfer TRF-20931 was approved by Tom Ek.", "Dana Ruiz", "Tom Ek"),
         (VIEW_TRANSFER, "TRF-20931 was requested by Dana Ruiz.", "Tom Ek", "Dana Ruiz"),
+        # The field's name as the claim's verb: its subject fills the role.
+        (VIEW_TRANSFER, "Tom Ek approved transfer TRF-20931.", "Dana Ruiz", "Tom Ek"),
     ],
 )
 def test_another_fields_value_in_a_fields_role_is_found(
@@ -62,6 +64,9 @@ def test_another_fields_value_in_a_fields_role_is_found(
         (VIEW_PULL, "PR 4412 was written by dvarga and merged by lcho."),
         # The other value stands before the field's name, not in its role.
         (VIEW_PULL, "dvarga's PR 4412 was merged."),
+        (VIEW_TRANSFER, "Dana Ruiz approved transfer TRF-20931."),
+        # The record's own identifier after the verb is no name in a role.
+        (VIEW_TRANSFER, "The approver signed off TRF-20931 for EUR 373.20."),
         # An item of a list: any item is the list's value.
         (VIEW_PULL, "PR 4412 is labelled needs-docs."),
         # A state, not a name.
@@ -105,6 +110,14 @@ LEASE = (
         (LOAN, "Brightwater Credit Union is the borrower under LA-3319.", "lender", "borrower"),
         (LOAN, "The lender, Kestrel Joinery, advanced GBP 80,000.", "borrower", "lender"),
         (LEASE, "Hollis Retail is the landlord.", "tenant", "landlord"),
+        # A legal form in lower case is still part of the party's name.
+        (
+            'An agreement between Norbury Analytics Ltd (the "Provider") and '
+            'Castellan Foods plc (the "Client").',
+            "Castellan Foods is the provider under the agreement.",
+            "client",
+            "provider",
+        ),
     ],
 )
 def test_a_party_given_another_partys_role_is_found(

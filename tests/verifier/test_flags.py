@@ -11,7 +11,7 @@ import pytest
 from assay import ControlPlane
 from assay.grounding import view_of
 from assay.verifier import LexicalNLI
-from assay.verifier._flags import flag_conflict, flag_support
+from assay.verifier._flags import flag_conflict, flag_support, state_conflict
 from tests.verifier.test_ledger_verifier import handover
 
 BOOKING = {
@@ -180,3 +180,48 @@ def test_the_verifier_reads_a_field_without_the_model(db_url: str) -> None:
             # The stored bytes of the field's value; the reason names the field.
             assert entry.text[span[0] : span[1]] == "false"
             assert entry.text[: span[0]].endswith('"refundable": ')
+
+
+CLAIM_FILE = {
+    "claim_id": "WC-88412",
+    "adjuster": "Rita Okoro",
+    "status": "approved",
+    "payments": [{"id": "PAY-1", "status": "failed"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("claim", "line"),
+    [
+        ("Claim WC-88412 was rejected.", "status: approved"),
+        ("The claim was denied by Rita Okoro.", "status: approved"),
+        ("Payment PAY-1 succeeded.", "payments[0].status: failed"),
+    ],
+)
+def test_an_outcome_field_stated_as_its_opposite_is_the_opposite(claim: str, line: str) -> None:
+    view = _view(CLAIM_FILE)
+    span = state_conflict(view, claim)
+    assert span is not None
+    assert view[span[0] : span[1]] == line
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Claim WC-88412 was approved.",
+        # Both outcomes, each about its own record.
+        "Claim WC-88412 was approved but payment PAY-1 failed.",
+        # Not about the record.
+        "The weather forecast was rejected.",
+    ],
+)
+def test_an_outcome_as_recorded_or_about_something_else_decides_nothing(claim: str) -> None:
+    assert state_conflict(_view(CLAIM_FILE), claim) is None
+
+
+def test_the_opposite_is_pointed_at_in_the_record_the_claim_names() -> None:
+    records = [{"id": f"R-{n}", "paid": True} for n in range(40)]
+    view = _view({"invoices": records})
+    span = flag_conflict(view, "Invoice R-17 is not paid.")
+    assert span is not None
+    assert view[span[0] : span[1]] == "invoices[17].paid: true"
