@@ -12,7 +12,9 @@ large table is timed the same way (``tables``): a CSV, a JSON array of records a
 a Markdown table, each with one proposition that names a row in the middle, through
 the row check (:func:`row_mismatch`, the table read once and cached) and the
 reading the model is handed (:func:`read`, each row written out with its column
-names, or a bounded selection of rows). Time that grows with the square
+names, or a bounded selection of rows), and, with a JSON array whose records carry
+a true/false field, an outcome and names, the flag, outcome and role checks on that
+reading (``record_checks``, the reading included). Time that grows with the square
 of the size shows up as a ratio of about 16 between 40 and 160 KB; linear work
 shows about 4. A family whose call takes longer than ``--budget`` seconds is not
 run at the larger sizes (recorded as ``null``).
@@ -31,6 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assay.gate import extract_identifiers, identifier_in_evidence
 from assay.gate._reply import reply_report
+from assay.verifier._fields import wrong_field, wrong_party
+from assay.verifier._flags import flag_conflict, flag_support, state_conflict
 from assay.verifier._premises import read
 from assay.verifier._rows import row_mismatch
 from benchmarks._common import write_result
@@ -76,6 +80,18 @@ def _json_records(size: int) -> str:
     return "[" + ", ".join(rows) + "]"
 
 
+def _json_flags(size: int) -> str:
+    """JSON records with a true/false field, an outcome field and two name fields:
+    what the flag, outcome and role checks read."""
+    rows = [
+        f'{{"store": "ST-{i:05d}", "active": {"true" if i % 2 else "false"}, '
+        f'"status": "{"approved" if i % 3 else "rejected"}", "owner": "mgr{i % 89}", '
+        f'"auditor": "aud{i % 13}"}}'
+        for i in range(max(3, size // 100))
+    ]
+    return "[" + ", ".join(rows) + "]"
+
+
 def _markdown(size: int) -> str:
     rows = [f"| ST-{i:05d} | {i % 97} | {i * 3 % 1000}.25 |" for i in range(max(3, size // 24))]
     return "| store | orders | revenue_eur |\n|---|---|---|\n" + "\n".join(rows)
@@ -87,16 +103,40 @@ def _middle_claim(text: str) -> str:
     return f"Store ST-{rows // 2:05d} had {(rows // 2 + 1) % 97} orders."
 
 
+def _record_checks(text: str) -> object:
+    """The flag, outcome and role checks on what the verifier reads of ``text`` for
+    two propositions about the row in the middle: one that states a flag and an
+    outcome the other way, one that gives a name another field's role."""
+    rows = text.count("ST-")
+    middle = f"ST-{rows // 2:05d}"
+    found = []
+    for claim in (
+        f"Store {middle} is inactive and was rejected.",
+        f"Store {middle} was audited by mgr{rows // 2 % 89}.",
+    ):
+        reading = read(text, claim).text
+        found += [
+            flag_conflict(reading, claim),
+            flag_support(reading, claim),
+            state_conflict(reading, claim),
+            wrong_field(reading, claim),
+            wrong_party(reading, claim),
+        ]
+    return found
+
+
 #: Tables the verifier reads for a proposition that names one of their rows.
 TABLE_FAMILIES: dict[str, Callable[[int], str]] = {
     "csv_rows": _csv,
     "json_records": _json_records,
+    "json_flags": _json_flags,
     "markdown_rows": _markdown,
 }
 
 TABLE_OPERATIONS: dict[str, Callable[[str], object]] = {
     "row_check": lambda text: row_mismatch(text, _middle_claim(text), []),
     "verifier_reading": lambda text: read(text, _middle_claim(text)),
+    "record_checks": _record_checks,
 }
 
 

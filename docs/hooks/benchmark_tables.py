@@ -389,15 +389,16 @@ def _pathological(r: _Reader) -> str:
     )
     header = ("input family", *(f"`{fn}`" for fn in functions))
     out = caption + "\n\n" + _table(header, body)
-    table_functions = ("row_check", "verifier_reading")
+    table_functions = ("row_check", "verifier_reading", "record_checks")
     tables = [
         (f"`{f}`", *(cell("tables", f, fn) for fn in table_functions)) for f in _keys(r, "tables")
     ]
     if tables:
         out += (
             "\n\nA large table cited for a proposition that names one of its rows, the "
-            "first time the verifier reads it: the row check and the reading handed to "
-            "the model (rows written out with their column names).\n\n"
+            "first time the verifier reads it: the row check, the reading handed to "
+            "the model (rows written out with their column names), and the flag, "
+            "outcome and role checks on that reading (the reading included).\n\n"
             + _table(("table", *(f"`{fn}`" for fn in table_functions)), tables)
         )
     return out
