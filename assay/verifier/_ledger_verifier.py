@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from assay._limits import MAX_PROPOSITION_CHARS
 from assay._search import Bm25Index
-from assay.contract import Unsupported
+from assay.contract import Unsupported, VerdictLabel
 from assay.gate import Claim, Handover, Proposition, PropositionVerdict, describe_computation
 from assay.grounding import Computation, Miscalculation, view_of
 from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha256_hex
@@ -328,28 +328,20 @@ class LedgerVerifier:
         for entry, reading in zip(cited, readings, strict=True):
             span = _says_the_opposite(reading.text, prop.text, clauses)
             if span is not None:
-                stored = reading.to_stored(*span)
-                return _Outcome(
-                    label="contradiction",
-                    score=0.0,
-                    ledger_id=entry.id,
-                    span=stored,
-                    model=DETERMINISTIC_MODEL,
-                    reason=f"{entry.id} says the opposite: “{clip(reading.text[slice(*span)])}”",
+                line = clip(reading.text[slice(*span)])
+                return _deterministic(
+                    "contradiction", entry, reading, span, f"{entry.id} says the opposite: “{line}”"
                 )
         for entry, reading in zip(cited, readings, strict=True):
             span = expected_as_done(reading.text, prop.text)
             if span is not None:
-                return _Outcome(
-                    label="neutral",
-                    score=0.0,
-                    ledger_id=entry.id,
-                    span=reading.to_stored(*span),
-                    model=DETERMINISTIC_MODEL,
-                    reason=(
-                        f"{entry.id} gives the date only as expected, not as done: "
-                        f"“{clip(reading.text[slice(*span)])}”"
-                    ),
+                label = clip(reading.text[slice(*span)])
+                return _deterministic(
+                    "neutral",
+                    entry,
+                    reading,
+                    span,
+                    f"{entry.id} gives the date only as expected, not as done: “{label}”",
                 )
         related = run_evidence.related(prop.text, self.related_k, exclude={e.id for e in cited})
         return _Question(
@@ -671,6 +663,21 @@ def _says_the_opposite(
     return found
 
 
+def _deterministic(
+    label: VerdictLabel, entry: LedgerEntry, reading: Reading, span: tuple[int, int], reason: str
+) -> _Outcome:
+    """An outcome a deterministic check settled, pointing at ``span`` of what was read
+    of ``entry`` (its stored span in the verdict): entailed with score 1, else 0."""
+    return _Outcome(
+        label=label,
+        score=1.0 if label == "entailment" else 0.0,
+        ledger_id=entry.id,
+        span=reading.to_stored(*span),
+        model=DETERMINISTIC_MODEL,
+        reason=reason,
+    )
+
+
 def _misplaced(
     cited: Sequence[LedgerEntry], readings: Sequence[Reading], proposition: str
 ) -> _Outcome | None:
@@ -680,13 +687,9 @@ def _misplaced(
         found = wrong_field(reading.text, proposition) or wrong_party(reading.text, proposition)
         if found is not None:
             span, _, given = found
-            return _Outcome(
-                label="neutral",
-                score=0.0,
-                ledger_id=entry.id,
-                span=reading.to_stored(*span),
-                model=DETERMINISTIC_MODEL,
-                reason=f"{entry.id} gives “{clip(reading.text[slice(*span)])}”, not {given}",
+            line = clip(reading.text[slice(*span)])
+            return _deterministic(
+                "neutral", entry, reading, span, f"{entry.id} gives “{line}”, not {given}"
             )
     return None
 
@@ -702,24 +705,16 @@ def _read_flags(
         text = reading.text
         span = flag_conflict(text, proposition) or state_conflict(text, proposition)
         if span is not None:
-            return _Outcome(
-                label="contradiction",
-                score=0.0,
-                ledger_id=entry.id,
-                span=reading.to_stored(*span),
-                model=DETERMINISTIC_MODEL,
-                reason=f"{entry.id} says the opposite: “{clip(text[slice(*span)])}”",
+            line = clip(text[slice(*span)])
+            return _deterministic(
+                "contradiction", entry, reading, span, f"{entry.id} says the opposite: “{line}”"
             )
     for entry, reading in zip(cited, readings, strict=True):
         span = flag_support(reading.text, proposition)
         if span is not None:
-            return _Outcome(
-                label="entailment",
-                score=1.0,
-                ledger_id=entry.id,
-                span=reading.to_stored(*span),
-                model=DETERMINISTIC_MODEL,
-                reason=f"stated by the field “{clip(reading.text[slice(*span)])}”",
+            line = clip(reading.text[slice(*span)])
+            return _deterministic(
+                "entailment", entry, reading, span, f"stated by the field “{line}”"
             )
     return None
 
