@@ -123,6 +123,10 @@ def _read(stored: str) -> tuple[_Rows, ...]:
     return tuple(_labelled(text, table, kind, code) for table, kind in _tables(stored))
 
 
+#: The end of a path that names an item of an array.
+_ITEM = re.compile(r"\[\d+\]$")
+
+
 @lru_cache(maxsize=64)
 def _tables(stored: str) -> tuple[tuple[Table, Kind], ...]:
     """The tables of an entry's view: the text's tables (CSV, spaced, between
@@ -137,12 +141,26 @@ def _tables(stored: str) -> tuple[tuple[Table, Kind], ...]:
     cells: dict[str, list[tuple[int, int]]] = {}
     for line in view.lines:
         cells.setdefault(line.record, []).append((line.value_start, line.end))
+    spans = dict(view.records())
+    # An item's row holds its own fields and those of the objects nested in it
+    # (``containers[0].resources.limits.memory`` is the container's): each record
+    # goes to the nearest item of an array it is, or is inside (``[3]``, not a
+    # quoted key such as ``annotations["example.org/revision"]``).
+    items: dict[str, list[str]] = {}
+    for record in spans:
+        parts = record.split(".")
+        for k in range(len(parts), 0, -1):
+            owner = ".".join(parts[:k])
+            if _ITEM.search(owner):
+                items.setdefault(owner, []).append(record)
+                break
     arrays: dict[str, list[TableRow]] = {}
-    for record, span in view.records():
-        head, bracket, _ = record.rpartition("[")
-        if bracket:
-            row = TableRow(span=span, cells=tuple(cells.get(record, ())))
-            arrays.setdefault(head, []).append(row)
+    for item, records in items.items():
+        row_cells = [c for r in records for c in cells.get(r, ())]
+        start = min(spans[r][0] for r in records)
+        end = max(spans[r][1] for r in records)
+        row = TableRow(span=(start, end), cells=tuple(row_cells))
+        arrays.setdefault(item.rpartition("[")[0], []).append(row)
     tables.extend(
         (Table(columns=(), rows=tuple(rows)), "json") for rows in arrays.values() if len(rows) >= 2
     )

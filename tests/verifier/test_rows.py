@@ -212,3 +212,23 @@ def test_a_whole_cell_of_another_row_is_bound_to_the_wrong_row(
         assert reason is None
     else:
         assert reason is not None and f"“{wrong}”" in reason
+
+
+DEPLOYMENT = json.dumps(
+    {
+        "spec": {
+            "containers": [
+                {"name": "indexer", "resources": {"limits": {"memory": "1536Mi", "cpu": "750m"}}},
+                {"name": "sidecar", "resources": {"limits": {"memory": "512Mi", "cpu": "100m"}}},
+            ]
+        }
+    }
+)
+
+
+def test_an_object_nested_in_a_json_item_is_part_of_the_items_row() -> None:
+    """``containers[0].resources.limits.memory`` is the indexer container's, not a
+    row of its own beside it."""
+    assert row_mismatch(DEPLOYMENT, "The indexer container is limited to 1.5 GiB.") is None
+    found = row_mismatch(DEPLOYMENT, "The indexer container is limited to 512 MiB.")
+    assert found is not None and "indexer" in found
