@@ -5,6 +5,7 @@ its value, is entailed by it; both without the model."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import pytest
 
@@ -44,7 +45,7 @@ ORDER = {
 }
 
 
-def _view(record: dict[str, object]) -> str:
+def _view(record: Mapping[str, object]) -> str:
     return view_of(json.dumps(record)).text
 
 
