@@ -19,6 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
+from assay.verifier._flags import spaced
 from assay.verifier._text import STOP_WORDS, word_stems
 
 __all__ = ["wrong_field", "wrong_party"]
@@ -107,9 +108,7 @@ def _fields(view: str) -> tuple[_Field, ...]:
         if path.endswith("]"):
             continue  # an item of a list: any of its items is the list's value
         parent, _, key = path.rpartition(".")
-        stems = frozenset(
-            s for s in word_stems(re.sub(r"[_\[\]\d]+", " ", key)) if s not in STOP_WORDS
-        )
+        stems = frozenset(s for s in word_stems(spaced(key)) if s not in STOP_WORDS)
         if stems and not stems & _STATES:
             found.append(_Field(match.start(), match.end(), parent, stems, value))
     return tuple(found)

@@ -33,9 +33,10 @@ from functools import lru_cache
 
 from assay.verifier._antonyms import opposite_actions
 from assay.verifier._polarity import NEGATION_STEMS, negation_about_shared_words
+from assay.verifier._slots import ancestors
 from assay.verifier._text import content_words, split_claim, split_clauses, word_stems
 
-__all__ = ["Flag", "flag_conflict", "flag_support", "state_conflict"]
+__all__ = ["Flag", "flag_conflict", "flag_support", "spaced", "state_conflict"]
 
 #: A true/false leaf of a JSON view (``fare.refundable: false``).
 _FLAG_LINE = re.compile(r"^(?P<path>[^\n:]+): (?P<value>true|false)$", re.MULTILINE)
@@ -116,12 +117,8 @@ def _record(view: str, path: str) -> frozenset[str]:
     itself, and every line of the view in the same object or above it (a nested
     object's fields are about what its parents name)."""
     owned = _owned(view)
-    parent = path.rsplit(".", 1)[0] if "." in path else ""
-    stems = set(word_stems(_spaced(path))) | owned.get("", frozenset())
-    parts = parent.split(".") if parent else []
-    for n in range(1, len(parts) + 1):
-        stems |= owned.get(".".join(parts[:n]), frozenset())
-    return frozenset(stems)
+    held = (owned.get(outer, frozenset()) for outer in ancestors(path))
+    return frozenset(word_stems(spaced(path))).union(*held)
 
 
 @lru_cache(maxsize=32)
@@ -132,11 +129,11 @@ def _owned(view: str) -> dict[str, frozenset[str]]:
     for line in view.splitlines():
         name, _, value = line.partition(": ")
         owner = name.rsplit(".", 1)[0] if "." in name else ""
-        owned.setdefault(owner, set()).update(word_stems(f"{_spaced(name)} {value}"))
+        owned.setdefault(owner, set()).update(word_stems(f"{spaced(name)} {value}"))
     return {owner: frozenset(stems) for owner, stems in owned.items()}
 
 
-def _spaced(name: str) -> str:
+def spaced(name: str) -> str:
     """A field's path with its separators as spaces (``fare.change_fee_eur`` as
     "fare change fee eur")."""
     return re.sub(r"[._\[\]\d]+", " ", name)

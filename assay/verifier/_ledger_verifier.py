@@ -344,10 +344,9 @@ class LedgerVerifier:
                     f"{entry.id} gives the date only as expected, not as done: “{label}”",
                 )
         related = run_evidence.related(prop.text, self.related_k, exclude={e.id for e in cited})
+        read_texts = [r.text for r in readings]
         return _Question(
-            hypothesis=in_evidence_words(
-                in_evidence_terms(prop.text, [r.text for r in readings]), [r.text for r in readings]
-            ),
+            hypothesis=in_evidence_words(in_evidence_terms(prop.text, read_texts), read_texts),
             cited=tuple(cited),
             related=tuple(related),
             readings=(*readings, *(read(e.text, prop.text) for e in related)),

@@ -88,12 +88,12 @@ def _scopes(view: EvidenceView) -> list[tuple[str, Reading]]:
     by_name = dict(records) if view.is_json else {}
     scopes: list[tuple[str, Reading]] = []
     for name, (start, end) in records:
-        spans = [by_name[outer] for outer in _ancestors(name) if outer in by_name]
+        spans = [by_name[outer] for outer in ancestors(name) if outer in by_name]
         scopes.append((name, reading_of(view, [*spans, (start, end)])))
     return scopes
 
 
-def _ancestors(name: str) -> list[str]:
+def ancestors(name: str) -> list[str]:
     """The paths that hold record ``name``, outermost first (``a.b[2]`` → ``""``,
     ``"a"``, ``"a.b"``)."""
     found: list[str] = []
