@@ -1,6 +1,14 @@
 """``assay ledger`` commands of the Merkle log: keys, signed checkpoints, offline audit
 bundles and witnessing.
 
+Keys come in one explicit way each, never guessed. A verifier key is ``--key TEXT``
+(its ``name+id+key`` text, never a path: a key name such as ``example.org/ledger`` is
+also a relative path, and a file planted under it must not stand in for the log's
+key) or ``--key-file PATH``, one of the two; the output names the key that verified
+and the file it came from. A signing key is ``--key-file PATH`` or the environment
+(:func:`assay.ledger.load_signer`), never a command-line argument, which other users
+of the machine can read; a signing key file open to group or others is refused.
+
 A failed proof (a bundle edited, a checkpoint the log no longer extends) exits 1 and
 says why, as a broken chain does; a key that cannot be read exits 2; a database
 failure exits 3.
@@ -12,6 +20,7 @@ import base64
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -35,11 +44,12 @@ from assay.cli._common import (
     styled,
 )
 from assay.cli._progress import progress_bar
-from assay.errors import InvalidProof, UsageError
+from assay.errors import InvalidKey, InvalidProof, UsageError
 from assay.ledger import (
     Checkpoint,
     LedgerEntry,
     RunInfo,
+    Verifier,
     generate_key,
     load_verifier,
     verify_bundle,
@@ -53,17 +63,65 @@ ledger_app = typer.Typer(
 )
 
 KeyOption = Annotated[
-    str | None,
+    Path | None,
     typer.Option(
-        "--key",
-        help="Signing key file (default: $ASSAY_LEDGER_KEY, then $ASSAY_LEDGER_KEY_FILE).",
+        "--key-file",
+        help="Signing key file, open to its owner alone (chmod 600). Default: the key's "
+        "text in $ASSAY_LEDGER_KEY, or the file named by $ASSAY_LEDGER_KEY_FILE (set one, "
+        "not both). $ASSAY_ALLOW_INSECURE_KEY_FILE=1 accepts a file others may read.",
         show_default=False,
     ),
 ]
 VerifierOption = Annotated[
-    str,
-    typer.Option("--key", help="The log's verifier key (name+id+key) or a file holding it."),
+    str | None,
+    typer.Option(
+        "--key",
+        help="The log's verifier key as text (name+id+key); never read as a path.",
+        show_default=False,
+    ),
 ]
+VerifierFileOption = Annotated[
+    Path | None,
+    typer.Option("--key-file", help="A file holding the log's verifier key.", show_default=False),
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _VerifierKey:
+    """The verifier key a check ran with, and the file it was read from (None when it
+    was given as text), so the output can say which key it trusted."""
+
+    verifier: Verifier
+    file: Path | None
+
+    def json(self) -> dict[str, str | None]:
+        return {
+            "name": self.verifier.name,
+            "key_id": self.verifier.key_id.hex(),
+            "file": None if self.file is None else str(self.file),
+        }
+
+    def said(self) -> str:
+        """``verified with key NAME+ID``, and the file it was read from."""
+        label = f"{self.verifier.name}+{self.verifier.key_id.hex()}"
+        source = "" if self.file is None else f", read from {self.file}"
+        return f"verified with key {label}{source}"
+
+
+def _verifier_key(text: str | None, file: Path | None) -> _VerifierKey:
+    """The verifier key of ``--key`` or ``--key-file``: exactly one must be given."""
+    if text is not None and file is not None:
+        raise UsageError("give the verifier key as --key TEXT or --key-file PATH, not both")
+    if file is not None:
+        return _VerifierKey(verifier=load_verifier(file), file=file)
+    if text is None:
+        raise UsageError(
+            "a verifier key is needed: --key TEXT (its name+id+key text) or --key-file PATH"
+        )
+    try:
+        return _VerifierKey(verifier=load_verifier(text), file=None)
+    except InvalidKey as exc:
+        raise InvalidKey(f"{exc} (--key takes the key's text; for a file, --key-file)") from None
 
 
 @ledger_app.command("keygen")
@@ -155,18 +213,19 @@ def ledger_export(
 @handles_errors
 def ledger_verify_bundle(
     bundle: Annotated[Path, typer.Argument(help="A bundle written by `assay ledger export`.")],
-    key: VerifierOption,
+    key: VerifierOption = None,
+    key_file: VerifierFileOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Check a bundle with no database and no network; print its claims, verdicts and
     evidence spans. Exit 1 and say why when any byte of it was changed."""
-    verifier = load_verifier(key)
+    used = _verifier_key(key, key_file)
     try:
         data = bundle.read_bytes()
     except OSError as exc:
         raise UsageError(f"cannot read {bundle}: {exc.strerror}") from None
     try:
-        verified = verify_bundle(data, verifier)
+        verified = verify_bundle(data, used.verifier)
     except InvalidProof as exc:
         _check_fails("bundle fails", exc.reason)
     cp = verified.checkpoint
@@ -180,14 +239,17 @@ def ledger_verify_bundle(
                 "origin": cp.origin,
                 "size": cp.size,
                 "claims": claims,
+                "key": used.json(),
             }
         )
         return
     console().print(
         styled(
             ("ok", "green"),
-            f": run {shown(verified.run.run_id)}, {len(verified.entries)} entries, each in "
-            f"the log {shown(cp.origin)} at size {cp.size} (signed checkpoint verified)",
+            f": run {shown(verified.run.run_id)}, complete: {len(verified.entries)} of "
+            f"{verified.run.head_seq} entries up to the checkpoint, each in "
+            f"the log {shown(cp.origin)} at size {cp.size} (signed checkpoint "
+            f"{shown(used.said())})",
         )
     )
     if not claims:
@@ -222,14 +284,16 @@ def ledger_witness(
     checkpoint: Annotated[
         Path, typer.Option("--checkpoint", help="An earlier checkpoint, kept elsewhere.")
     ],
-    key: VerifierOption,
+    key: VerifierOption = None,
+    key_file: VerifierFileOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Prove that the log as it stands extends an earlier checkpoint unchanged (a
     consistency proof). Exit 1 when it does not: history before that checkpoint was
     rewritten."""
-    verifier = load_verifier(key)
+    used = _verifier_key(key, key_file)
+    verifier = used.verifier
     try:
         text = checkpoint.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -257,14 +321,20 @@ def ledger_witness(
         )
     if as_json:
         emit_json(
-            {"consistent": True, "origin": old.origin, "checkpoint_size": old.size, "size": size}
+            {
+                "consistent": True,
+                "origin": old.origin,
+                "checkpoint_size": old.size,
+                "size": size,
+                "key": used.json(),
+            }
         )
         return
     console().print(
         styled(
             ("consistent", "green"),
             f": the log at {size} leaves extends the checkpoint of "
-            f"{shown(old.origin)} at {old.size} leaves",
+            f"{shown(old.origin)} at {old.size} leaves (checkpoint {shown(used.said())})",
         )
     )
 

@@ -1,10 +1,11 @@
-"""Offline audit bundles: one run's entries with their inclusion proofs and a signed
-checkpoint, checked with nothing but the log's verifier key.
+"""Offline audit bundles: one run's entries with their inclusion proofs, a signed
+checkpoint and a signed run head, checked with nothing but the log's verifier key.
 
 A bundle is canonical JSON (RFC 8785)::
 
-    {"bundle": "assay-ledger-bundle/1",
+    {"bundle": "assay-ledger-bundle/2",
      "checkpoint": "<signed note>",
+     "run_head": "<signed note>",
      "run": {"run_id", "created_at", "metadata", "run_hash"},
      "entries": [{"entry_id", "seq", "kind", "source", "content" | "content_base64",
                   "sha256", "metadata", "prev_hash", "entry_hash", "created_at",
@@ -12,10 +13,18 @@ A bundle is canonical JSON (RFC 8785)::
 
 :func:`verify_bundle` re-derives everything from the bundle's bytes: the checkpoint's
 signature, the run record's hash, each entry's digest, hash and chain link, and each
-entry's inclusion in the signed tree. Any edit of any byte fails with
-:class:`~assay.errors.InvalidProof` and a reason. The bundle shows what the run
-recorded; that a claim is *true* is what its verdict and evidence spans let a reader
-judge.
+entry's inclusion in the signed tree. Inclusion shows that what the bundle holds is in
+the log, not that it holds all of the run: the run head (:mod:`assay.ledger._runhead`),
+signed by the same key for the same tree, names the run's entry count and last entry
+hash, and the bundle must hold exactly that chain. So a bundle cut to fewer entries,
+down to none, or mixed with another run's, fails as surely as an edited one, each with
+:class:`~assay.errors.InvalidProof` and a reason. Bundles of the first format carry no
+run head and cannot show that nothing was cut: they are refused unless the caller
+accepts that explicitly, and the result then says completeness is not proven.
+
+The bundle shows what the run recorded up to its checkpoint; entries appended later
+are not in it. That a claim is *true* is what its verdict and evidence spans let a
+reader judge.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ import base64
 import binascii
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, cast
 
@@ -42,19 +51,45 @@ from assay.ledger._hashing import (
 )
 from assay.ledger._merkle import leaf_hash, verify_inclusion
 from assay.ledger._records import GENESIS_HASH, LedgerEntry, RunInfo
+from assay.ledger._runhead import RunHead, verify_run_head
 
-BUNDLE_FORMAT = "assay-ledger-bundle/1"
+BUNDLE_FORMAT = "assay-ledger-bundle/2"
+#: The first format: no signed run head, so nothing shows whether entries were cut.
+UNPROVEN_BUNDLE_FORMAT = "assay-ledger-bundle/1"
 #: A bundle larger than this is refused before it is parsed.
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True, kw_only=True)
 class VerifiedBundle:
-    """What a bundle proves once :func:`verify_bundle` accepts it."""
+    """What a bundle proves once :func:`verify_bundle` accepts it.
+
+    ``complete`` is true when a run head signed for the checkpoint proves that
+    ``entries`` are every entry of the run in the checkpoint's tree; ``run`` then
+    carries that head (``head_seq``, ``head_hash``). It is false only for a bundle of
+    the first format accepted with ``allow_unproven_completeness``, and ``warnings``
+    then says so."""
 
     checkpoint: Checkpoint
     run: RunInfo
     entries: tuple[LedgerEntry, ...]
+    complete: bool
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def completeness(self) -> str:
+        """One line on whether the bundle holds all of its run up to its checkpoint."""
+        held = len(self.entries)
+        if self.complete:
+            return (
+                f"complete: {held} of {self.run.head_seq} entries of run {self.run.run_id} "
+                f"up to the checkpoint at tree size {self.checkpoint.size}"
+            )
+        return (
+            f"completeness not proven: {held} entries of run {self.run.run_id}, in a "
+            f"bundle of format {UNPROVEN_BUNDLE_FORMAT}, which does not show whether "
+            "any were cut"
+        )
 
     def claims(self) -> list[dict[str, Any]]:
         """Each verdict of the run: its proposition, label, score, and the evidence
@@ -93,12 +128,17 @@ class VerifiedBundle:
 
 
 def make_bundle(
-    checkpoint: str, run: RunInfo, entries: Sequence[tuple[LedgerEntry, int, Sequence[bytes]]]
+    checkpoint: str,
+    run_head: str,
+    run: RunInfo,
+    entries: Sequence[tuple[LedgerEntry, int, Sequence[bytes]]],
 ) -> str:
-    """The bundle's text: ``entries`` are (entry, format, inclusion proof) in seq order."""
+    """The bundle's text: ``checkpoint`` and ``run_head`` are signed notes for the same
+    tree; ``entries`` are (entry, format, inclusion proof) in seq order."""
     body: dict[str, Any] = {
         "bundle": BUNDLE_FORMAT,
         "checkpoint": checkpoint,
+        "run_head": run_head,
         "run": {
             "run_id": run.run_id,
             "created_at": timestamp_text(run.created_at),
@@ -132,9 +172,47 @@ def _entry_json(entry: LedgerEntry, fmt: int, proof: Sequence[bytes]) -> dict[st
     return item
 
 
-def verify_bundle(text: str | bytes, verifier_key: str | Verifier) -> VerifiedBundle:
+def verify_bundle(
+    text: str | bytes,
+    verifier_key: str | Verifier,
+    *,
+    allow_unproven_completeness: bool = False,
+) -> VerifiedBundle:
     """Check a bundle completely, offline; :class:`~assay.errors.InvalidProof` naming
-    the first thing that fails."""
+    the first thing that fails.
+
+    A bundle of the first format (:data:`UNPROVEN_BUNDLE_FORMAT`) cannot show that
+    none of its run's entries were cut, so it is refused, unless
+    ``allow_unproven_completeness`` accepts it knowingly: everything else is checked,
+    and the result says ``complete=False`` with a warning."""
+    bundle = _parse(text)
+    unproven = _unproven(bundle, allowed=allow_unproven_completeness)
+    verifier = (
+        verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(verifier_key)
+    )
+    checkpoint = verify_checkpoint(_string(bundle.get("checkpoint"), "checkpoint"), verifier)
+    if checkpoint.origin != verifier.name:
+        raise InvalidProof(
+            f"the checkpoint is of the log {checkpoint.origin!r}, not {verifier.name!r}"
+        )
+    head = None if unproven else _signed_head(bundle, verifier, checkpoint)
+    run = _run(_object(bundle.get("run"), "run"))
+    if head is not None and head.run_hash != run.run_hash:
+        raise InvalidProof(
+            "the bundle's run is not the run its signed run head names: the run record "
+            "or the run head was swapped"
+        )
+    entries = _entries(bundle.get("entries"), run, checkpoint)
+    if head is None:
+        found = VerifiedBundle(checkpoint=checkpoint, run=run, entries=entries, complete=False)
+        return replace(found, warnings=(found.completeness,))
+    _check_complete(entries, head)
+    run = replace(run, head_seq=head.entries, head_hash=head.head_hash)
+    return VerifiedBundle(checkpoint=checkpoint, run=run, entries=entries, complete=True)
+
+
+def _parse(text: object) -> dict[str, Any]:
+    """The bundle's JSON object, once it is shown to be a bundle in canonical form."""
     if isinstance(text, bytes):
         if len(text) > MAX_BUNDLE_BYTES:
             raise InvalidProof(f"the bundle is larger than {MAX_BUNDLE_BYTES} bytes")
@@ -149,7 +227,7 @@ def verify_bundle(text: str | bytes, verifier_key: str | Verifier) -> VerifiedBu
     except (ValueError, RecursionError) as exc:
         raise InvalidProof(f"the bundle is not valid JSON: {exc}") from None
     bundle = _object(data, "the bundle")
-    if bundle.get("bundle") != BUNDLE_FORMAT:
+    if bundle.get("bundle") not in (BUNDLE_FORMAT, UNPROVEN_BUNDLE_FORMAT):
         raise InvalidProof(f"not an assay ledger bundle (expected {BUNDLE_FORMAT!r})")
     try:
         canonical = canonical_json(bundle).decode("utf-8")
@@ -157,16 +235,43 @@ def verify_bundle(text: str | bytes, verifier_key: str | Verifier) -> VerifiedBu
         raise InvalidProof(f"the bundle cannot be re-encoded: {exc}") from None
     if canonical != text.strip():
         raise InvalidProof("the bundle is not in canonical form: it was edited or re-encoded")
-    verifier = (
-        verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(verifier_key)
-    )
-    checkpoint = verify_checkpoint(_string(bundle.get("checkpoint"), "checkpoint"), verifier)
-    if checkpoint.origin != verifier.name:
+    return bundle
+
+
+def _unproven(bundle: Mapping[str, Any], *, allowed: bool) -> bool:
+    """Whether the bundle is of the first format, which carries no run head: refused
+    unless ``allowed``, since a cut bundle of that format looks like a whole one."""
+    if bundle.get("bundle") != UNPROVEN_BUNDLE_FORMAT:
+        return False
+    if not allowed:
         raise InvalidProof(
-            f"the checkpoint is of the log {checkpoint.origin!r}, not {verifier.name!r}"
+            f"a bundle of format {UNPROVEN_BUNDLE_FORMAT} does not prove that it holds "
+            "every entry of its run: entries may have been cut from it. Export the run "
+            "again for a bundle that proves it (in Python, verify_bundle(..., "
+            "allow_unproven_completeness=True) checks the rest knowingly)"
         )
-    run = _run(_object(bundle.get("run"), "run"))
-    raw_entries = bundle.get("entries")
+    return True
+
+
+def _signed_head(bundle: Mapping[str, Any], verifier: Verifier, checkpoint: Checkpoint) -> RunHead:
+    """The run head the log signed for the bundle's checkpoint."""
+    if "run_head" not in bundle:
+        raise InvalidProof(
+            "the bundle has no signed run head, so nothing shows it holds all of its run"
+        )
+    head = verify_run_head(_string(bundle["run_head"], "the signed run head"), verifier)
+    if not head.matches(checkpoint):
+        raise InvalidProof(
+            f"the signed run head is for the log {head.origin!r} at tree size {head.size}, "
+            f"not for the bundle's checkpoint ({checkpoint.origin!r} at {checkpoint.size})"
+        )
+    return head
+
+
+def _entries(raw_entries: object, run: RunInfo, checkpoint: Checkpoint) -> tuple[LedgerEntry, ...]:
+    """The bundle's entries, each checked for its hash, its link to the one before it
+    (from the genesis hash on, seq 1, 2, ... without a gap) and its inclusion in the
+    checkpoint's tree."""
     if not isinstance(raw_entries, list):
         raise InvalidProof("the bundle's entries are not a list")
     entries: list[LedgerEntry] = []
@@ -188,7 +293,26 @@ def verify_bundle(text: str | bytes, verifier_key: str | Verifier) -> VerifiedBu
             ) from None
         entries.append(entry)
         prev = entry.entry_hash
-    return VerifiedBundle(checkpoint=checkpoint, run=run, entries=tuple(entries))
+    return tuple(entries)
+
+
+def _check_complete(entries: Sequence[LedgerEntry], head: RunHead) -> None:
+    """That ``entries`` are the whole chain the signed run head names."""
+    held, signed = len(entries), head.entries
+    signed_for = f"the log signed for its run at tree size {head.size}"
+    if held < signed:
+        gap = f"seq {signed}" if held + 1 == signed else f"seq {held + 1} to {signed}"
+        raise InvalidProof(
+            f"the bundle is incomplete: it holds {held} of the {signed} entries {signed_for}; "
+            f"{gap} missing"
+        )
+    if held > signed:
+        raise InvalidProof(f"the bundle holds {held} entries, more than the {signed} {signed_for}")
+    last = entries[-1].entry_hash if entries else GENESIS_HASH
+    if last != head.head_hash:
+        raise InvalidProof(
+            f"the bundle's last entry (seq {held}) is not the run's head that the log signed"
+        )
 
 
 def _run(raw: Mapping[str, Any]) -> RunInfo:
@@ -212,7 +336,10 @@ def _run(raw: Mapping[str, Any]) -> RunInfo:
 def _entry(raw: Mapping[str, Any], run: RunInfo, seq: int, prev: str) -> LedgerEntry:
     where = f"entry seq {seq}"
     if raw.get("seq") != seq:
-        raise InvalidProof(f"{where} is missing: the bundle's entries are not the run's chain")
+        raise InvalidProof(
+            f"{where} is missing: the bundle's entries are not the run's chain from seq 1 "
+            "without a gap"
+        )
     if "content" in raw:
         content: str | bytes = _string(raw["content"], f"{where}: content")
         data = content.encode("utf-8")
@@ -250,7 +377,10 @@ def _entry(raw: Mapping[str, Any], run: RunInfo, seq: int, prev: str) -> LedgerE
         extra=extra,
     )
     if recomputed != raw.get("entry_hash") or raw.get("entry_id") != entry_id_for(recomputed):
-        raise InvalidProof(f"{where}: entry hash mismatch: a field of the entry was edited")
+        raise InvalidProof(
+            f"{where}: entry hash mismatch: a field of the entry was edited, or it is an "
+            "entry of another run"
+        )
     leaf = raw.get("leaf_index")
     if not isinstance(leaf, int) or isinstance(leaf, bool) or leaf < 0:
         raise InvalidProof(f"{where}: leaf index {leaf!r} is not a leaf")

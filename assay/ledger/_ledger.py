@@ -41,8 +41,8 @@ from assay.ledger._append import (
     prepare,
 )
 from assay.ledger._audit import stored_run_ids, verify_log, verify_run
-from assay.ledger._bundle import make_bundle
 from assay.ledger._checkpoint import Signer
+from assay.ledger._export import export_run
 from assay.ledger._hashing import run_hash
 from assay.ledger._log import InclusionProof
 from assay.ledger._records import (
@@ -421,35 +421,13 @@ class Ledger:
 
     def export_bundle(self, run_id: str, key: str | os.PathLike[str] | Signer | None = None) -> str:
         """An offline audit bundle of one run: its entries, each with its inclusion
-        proof, and a signed checkpoint they are proved against (see
-        :func:`assay.ledger.verify_bundle`). Signing key as for :meth:`checkpoint`."""
+        proof, a signed checkpoint they are proved against, and a run head signed for
+        that checkpoint that proves the bundle holds every entry of the run up to it
+        (see :func:`assay.ledger.verify_bundle`). Signing key as for :meth:`checkpoint`."""
         signer = _log.load_signer(key)
         check_run_id(run_id)
         with driver_errors(), self._engine.connect() as conn, conn.begin(), reading(conn):
-            checkpoint, note = _log.signed_checkpoint(conn, signer)
-            row = conn.execute(_RUN, {"run": run_id}).first()
-            if row is None:
-                raise UnknownRun(f"no run {run_id!r} in this ledger")
-            run = _run_from_row(row)
-            formats = {
-                str(entry_id): int(fmt)
-                for entry_id, fmt in conn.execute(
-                    sa.select(t.entries.c.entry_id, t.entries.c.format).where(
-                        t.entries.c.run_id == run_id
-                    )
-                )
-            }
-            items = [
-                (
-                    entry,
-                    int(formats[entry.id]),
-                    _log.inclusion_hashes(conn, entry.leaf_index, checkpoint.size),
-                )
-                for entry in (
-                    entry_from_row(r) for r in conn.execute(_RUN_ENTRIES, {"run": run_id})
-                )
-            ]
-        return make_bundle(note, run, items)
+            return export_run(conn, signer, run_id)
 
     # --- verification ---------------------------------------------------------------
 

@@ -11,6 +11,8 @@ the size it is for agree even while others append.
 from __future__ import annotations
 
 import os
+import shlex
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,9 +36,15 @@ from assay.ledger._merkle import (
     root_nodes,
 )
 
-#: The signing key's text (``PRIVATE+KEY+name+id+key``), or a file holding it.
+#: The signing key's text (``PRIVATE+KEY+name+id+key``); never read as a path.
 KEY_ENV = "ASSAY_LEDGER_KEY"
+#: The path of a file holding the signing key; never read as the key's text.
 KEY_FILE_ENV = "ASSAY_LEDGER_KEY_FILE"
+#: ``1`` lets a signing key file that group or others may open be used all the same.
+ALLOW_INSECURE_KEY_FILE_ENV = "ASSAY_ALLOW_INSECURE_KEY_FILE"
+#: The largest key file read: a key is about a hundred bytes.
+MAX_KEY_FILE_BYTES = 64 * 1024
+_PRIVATE_PREFIX = "PRIVATE+KEY+"
 
 _LOG_HEAD = DriverStatement(sa.select(t.tree.c.size, t.tree.c.frontier).where(t.tree.c.id == 1))
 _LEAF_OF_ENTRY = DriverStatement(
@@ -65,43 +73,106 @@ class InclusionProof:
 
 
 def load_signer(key: str | os.PathLike[str] | Signer | None = None) -> Signer:
-    """The checkpoint signing key: ``key`` (a :class:`Signer`, the key's text, or a
-    path to a file holding it), else ``ASSAY_LEDGER_KEY`` (the text), else the file
-    named by ``ASSAY_LEDGER_KEY_FILE``. :class:`~assay.errors.InvalidKey` when there
-    is none or it cannot be read; make one with ``assay ledger keygen``."""
+    """The checkpoint signing key: ``key`` (a :class:`Signer`; a str beginning
+    ``PRIVATE+KEY+``, the key's text; any other str or an :class:`os.PathLike`, a file
+    holding it), else ``ASSAY_LEDGER_KEY`` (the text) or ``ASSAY_LEDGER_KEY_FILE`` (a
+    file), never both. :class:`~assay.errors.InvalidKey` when there is none or it
+    cannot be read; make one with ``assay ledger keygen``.
+
+    A key file that group or others may open is refused, as ssh refuses one: the key
+    signs the log's history, and whoever can read it can sign a rewritten one. Set
+    ``ASSAY_ALLOW_INSECURE_KEY_FILE=1`` to use such a file all the same."""
     if isinstance(key, Signer):
         return key
     if key is None:
-        text = os.environ.get(KEY_ENV)
-        if text:
-            return Signer.from_text(text.strip())
-        path = os.environ.get(KEY_FILE_ENV)
-        if not path:
-            raise InvalidKey(
-                f"no checkpoint signing key: set {KEY_ENV} to the key's text or "
-                f"{KEY_FILE_ENV} to a file holding it (make one with `assay ledger keygen`)"
-            )
-        return Signer.from_text(_read_key_file(Path(path), "signing key"))
-    if isinstance(key, str) and key.startswith("PRIVATE+KEY+"):
+        return _signer_from_env()
+    if isinstance(key, str) and key.strip().startswith(_PRIVATE_PREFIX):
         return Signer.from_text(key.strip())
-    return Signer.from_text(_read_key_file(Path(key), "signing key"))
+    if not isinstance(key, str | os.PathLike):
+        raise InvalidKey(
+            f"a signing key is its text (str), a file (os.PathLike) or a Signer, "
+            f"got {type(key).__name__}"
+        )
+    return Signer.from_text(_read_key_file(Path(key), "signing key", private=True))
+
+
+def _signer_from_env() -> Signer:
+    text = os.environ.get(KEY_ENV, "").strip()
+    path = os.environ.get(KEY_FILE_ENV, "")
+    if text and path:
+        raise InvalidKey(
+            f"both {KEY_ENV} (the key's text) and {KEY_FILE_ENV} (a file) are set: "
+            "unset one, so that which key signs is not a matter of precedence"
+        )
+    if text:
+        try:
+            return Signer.from_text(text)
+        except InvalidKey as exc:  # its messages never quote the key
+            raise InvalidKey(
+                f"{KEY_ENV} holds the key's text, not a path ({KEY_FILE_ENV} names a file): {exc}"
+            ) from None
+    if not path:
+        raise InvalidKey(
+            f"no checkpoint signing key: set {KEY_ENV} to the key's text or "
+            f"{KEY_FILE_ENV} to a file holding it (make one with `assay ledger keygen`)"
+        )
+    return Signer.from_text(_read_key_file(Path(path), "signing key", private=True))
 
 
 def load_verifier(key: str | os.PathLike[str] | Verifier) -> Verifier:
-    """A verifier key: a :class:`Verifier`, its text (``name+id+key``) or a file."""
+    """A verifier key: a :class:`Verifier`, its text (``name+id+key``, a str) or a file
+    holding it (an :class:`os.PathLike` such as :class:`pathlib.Path`).
+
+    A str is never read as a path: a key name such as ``example.org/ledger`` is also a
+    relative path, so a file planted under the key's text, holding another key of the
+    same name, would otherwise stand in for the log's key."""
     if isinstance(key, Verifier):
         return key
-    if isinstance(key, str) and "+" in key and not Path(key).exists():
+    if isinstance(key, str):
         return Verifier.from_text(key.strip())
-    return Verifier.from_text(_read_key_file(Path(key), "verifier key"))
+    if not isinstance(key, os.PathLike):
+        raise InvalidKey(
+            f"a verifier key is its text (str), a file (os.PathLike) or a Verifier, "
+            f"got {type(key).__name__}"
+        )
+    return Verifier.from_text(_read_key_file(Path(key), "verifier key", private=False))
 
 
-def _read_key_file(path: Path, what: str) -> str:
+def _read_key_file(path: Path, what: str, *, private: bool) -> str:
+    """The text of a key file, stripped. It must be a regular file of at most
+    :data:`MAX_KEY_FILE_BYTES`; a ``private`` one must be open to its owner alone
+    (checked on the opened file, so a swap after the check changes nothing)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidKey(f"cannot read the {what} file {str(path)!r}: {exc}") from None
-    return text.strip()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                raise InvalidKey(f"the {what} file {str(path)!r} is not a regular file")
+            if private:
+                _check_private(path, what, stat.S_IMODE(mode))
+            data = handle.read(MAX_KEY_FILE_BYTES + 1)
+    except OSError as exc:
+        raise InvalidKey(f"cannot read the {what} file {str(path)!r}: {exc.strerror}") from None
+    if len(data) > MAX_KEY_FILE_BYTES:
+        raise InvalidKey(f"the {what} file {str(path)!r} is too large to hold a key")
+    try:
+        return data.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise InvalidKey(f"the {what} file {str(path)!r} is not UTF-8 text") from None
+
+
+def _check_private(path: Path, what: str, mode: int) -> None:
+    """Refuse a file whose mode lets group or others open it (POSIX only), unless
+    ``ASSAY_ALLOW_INSECURE_KEY_FILE=1``."""
+    if os.name != "posix" or not mode & 0o077:
+        return
+    if os.environ.get(ALLOW_INSECURE_KEY_FILE_ENV) == "1":
+        return
+    raise InvalidKey(
+        f"the {what} file {str(path)!r} is open to group or others (mode {mode:04o}): "
+        f"run `chmod 600 {shlex.quote(str(path))}`, or set {ALLOW_INSECURE_KEY_FILE_ENV}=1 "
+        "to use it anyway"
+    )
 
 
 # --- reading the stored log ------------------------------------------------------------

@@ -8,7 +8,14 @@ from typing import Any, Literal, get_args
 
 EvidenceKind = Literal["retrieval", "tool_output", "human_fact"]
 RecordKind = Literal[
-    "tool_call", "handover", "gate_decision", "verdict", "unsupported", "grant", "error"
+    "tool_call",
+    "handover",
+    "gate_decision",
+    "verdict",
+    "unsupported",
+    "grant",
+    "error",
+    "settlement",
 ]
 Kind = EvidenceKind | RecordKind
 

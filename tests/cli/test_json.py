@@ -101,13 +101,15 @@ def test_bundle_and_witness_json(sqlite_url: str, tmp_path: Path) -> None:
     path = tmp_path / "run.bundle"
     path.write_text(bundle)
     checked = _json("ledger", "verify-bundle", str(path), "--key", verifier)
+    key = {"name": "example.org/log", "key_id": verifier.split("+")[1], "file": None}
     assert checked == {
         "ok": True, "run_id": run, "entries": 1, "origin": "example.org/log", "size": 1,
-        "claims": [],
+        "claims": [], "key": key,
     }  # fmt: skip
     witnessed = _json(
         "ledger", "witness", "--checkpoint", str(kept), "--key", verifier, "--db", sqlite_url
     )
     assert witnessed == {
-        "consistent": True, "origin": "example.org/log", "checkpoint_size": 1, "size": 1
+        "consistent": True, "origin": "example.org/log", "checkpoint_size": 1, "size": 1,
+        "key": key,
     }  # fmt: skip
