@@ -22,9 +22,17 @@ from assay.fence import FencedGraph, GraphIdentity, graph_identity
 from assay.service._auth import Authenticator
 from assay.service._guards import BodyLimit, TokenBuckets
 from assay.service._pages import install_pages
+from assay.service._principals import same_principal
 from assay.service._problems import Problem, install_problem_handlers
 from assay.service._settings import GraphFactory, ServiceSettings
-from assay.service._tokens import Principal, RunOwners, TokenStore, parse_duration
+from assay.service._tokens import (
+    Principal,
+    RunOwners,
+    TokenStore,
+    parse_duration,
+    spelling_conflict,
+    written_name,
+)
 from assay.service._views import (
     DecisionBody,
     RunBody,
@@ -122,12 +130,13 @@ class _Context:
         return thread
 
     def may_read(self, principal: Principal, thread_id: str | None) -> None:
-        """An agent reads only the runs it started (by principal name); whether
-        another run exists is not its business either."""
+        """An agent reads only the runs its principal started (names compared as
+        :func:`same_principal` does); whether another run exists is not its business
+        either."""
         if principal.role != "agent":
             return
         owner = self.owners.get(thread_id) if thread_id is not None else None
-        if owner is None or owner.principal != principal.name:
+        if owner is None or not same_principal(owner.principal, principal.name):
             raise Problem(403, "not_your_run", "an agent reads only the runs it started")
 
 
@@ -327,9 +336,12 @@ def _token_routes(router: APIRouter, ctx: _Context) -> None:
     def create_token(
         body: TokenBody, caller: Annotated[Principal, Depends(need("tokens:manage"))]
     ) -> Any:
-        """A new token; its ``secret`` is in this answer only."""
+        """A new token; its ``secret`` is in this answer only. The name is stored
+        written (NFKC, spaces folded, trimmed); one that holds a character a
+        terminal hides is 422, another spelling of an existing principal 409."""
         lifetime = parse_duration(body.expires_in) if body.expires_in else None
-        issued = tokens.create(name=body.name, role=body.role, expires_in=lifetime)
+        name = _token_name(tokens, body.name)
+        issued = tokens.create(name=name, role=body.role, expires_in=lifetime)
         return {**token_view(issued.info, _now()), "secret": issued.secret}
 
     @router.post("/tokens/{token_id}/revoke", tags=["tokens"])
@@ -340,3 +352,15 @@ def _token_routes(router: APIRouter, ctx: _Context) -> None:
         except UsageError as exc:
             raise Problem(404, "unknown_token", str(exc)) from None
         return token_view(info, _now())
+
+
+def _token_name(tokens: TokenStore, name: str) -> str:
+    """The name a token is made under: ``name`` written, or the problem with it."""
+    try:
+        written = written_name(name)
+    except UsageError as exc:
+        raise Problem(422, "invalid_principal_name", str(exc)) from None
+    other = tokens.other_spelling(written)
+    if other is not None:
+        raise Problem(409, "principal_spelling", spelling_conflict(written, other))
+    return written

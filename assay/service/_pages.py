@@ -47,6 +47,7 @@ from assay.errors import (
 from assay.fence import FencedGraph, GraphIdentity, ThreadStatus
 from assay.ledger import LedgerEntry
 from assay.service._auth import PERMISSIONS, Authenticator, Permission
+from assay.service._principals import same_principal
 from assay.service._problems import Problem
 from assay.service._settings import ServiceSettings
 from assay.service._tokens import Principal, RunOwners
@@ -532,7 +533,7 @@ def _review_routes(router: APIRouter, ctx: _Pages) -> None:
             items = _queue_items(ctx.cp, ctx.cp.paused(limit=100), ctx.owners)
         may_decide = session.principal.role in PERMISSIONS["grants:decide"]
         for item in items:
-            own = item["started_by"] == session.principal.name
+            own = same_principal(item["started_by"], session.principal.name)
             item["may_decide"] = may_decide and not (ctx.settings.separation_of_duties and own)
             item["own"] = own
         return _render("queue.html", items=items, flash=flash, **_nav(session))

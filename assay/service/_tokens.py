@@ -9,7 +9,13 @@ when it stopped working.
 
 The principal of a token is its ``name``: what the service records as the approver
 of a decision and as the starter of a run. Several tokens may share a name (a
-rotation, or one person with two roles); separation of duties compares names.
+rotation, or one person with two roles). A name is refused when it holds a character
+a terminal does not show as it is, and stored in its written form (NFKC, spaces
+folded, trimmed); names whose keys are equal (the same but for case, width or
+spacing) are one principal, which separation of duties and an agent's reading of
+its own runs both compare by (:mod:`assay.service._principals`). A token may not
+spell an existing principal another way: ``Bob`` is refused while tokens of ``bob``
+exist, so each principal is written one way in the ledger.
 """
 
 from __future__ import annotations
@@ -29,6 +35,12 @@ from sqlalchemy.engine import Engine
 from assay._db import InsertIfAbsent, driver_errors, write_transaction
 from assay.errors import UsageError
 from assay.service import _tables as t
+from assay.service._principals import (
+    principal_key,
+    principal_problem,
+    same_principal,
+    written_principal,
+)
 from assay.tool_bus import approver_problems
 
 __all__ = [
@@ -41,6 +53,8 @@ __all__ = [
     "TokenInfo",
     "TokenStore",
     "parse_duration",
+    "spelling_conflict",
+    "written_name",
 ]
 
 Role = Literal["agent", "reviewer", "auditor", "admin"]
@@ -51,6 +65,9 @@ _DURATION = re.compile(r"(\d{1,6})([smhd])")
 _UNITS = {"s": 1, "m": 60, "h": 3_600, "d": 86_400}
 # Compared against when a token names no stored id, so that a miss costs a compare too.
 _NO_HASH = "0" * 64
+# Serialises token creation on PostgreSQL, so that two spellings of one principal
+# cannot both be checked against the table before either is stored.
+_NAMES_LOCK = sa.text("SELECT pg_advisory_xact_lock(hashtext('assay.service_tokens.name'))")
 
 
 def _utc_now() -> datetime:
@@ -121,10 +138,10 @@ class TokenStore:
         self._revoke = InsertIfAbsent(t.revocations, ["token_id"])
 
     def create(self, *, name: str, role: str, expires_in: timedelta | None = None) -> IssuedToken:
-        """A new token for ``name`` in ``role``; its secret is returned once."""
-        problems = approver_problems(name)
-        if problems:
-            raise UsageError(f"token name: {problems[0]}")
+        """A new token for ``name`` in ``role``; its secret is returned once. The
+        name is stored written (:func:`written_principal`); :class:`UsageError` when
+        it cannot name a principal or spells an existing one another way."""
+        name = written_name(name)
         if role not in ROLES:
             raise UsageError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
         if expires_in is not None and expires_in <= timedelta(0):
@@ -141,8 +158,19 @@ class TokenStore:
             "expires_at": None if expires_in is None else now + expires_in,
         }
         with driver_errors("could not store the token"), write_transaction(self._engine) as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(_NAMES_LOCK)
+            other = _other_spelling(conn, name)
+            if other is not None:
+                raise UsageError(spelling_conflict(name, other))
             conn.execute(t.tokens.insert(), row)
         return IssuedToken(info=self.get(token_id), secret=secret)
+
+    def other_spelling(self, name: str) -> str | None:
+        """How the stored tokens spell the principal ``name`` is, when that differs
+        from ``name`` written (``None``: a new principal, or the same spelling)."""
+        with driver_errors(), self._engine.connect() as conn:
+            return _other_spelling(conn, written_principal(name))
 
     def get(self, token_id: str) -> TokenInfo:
         """The token ``token_id``; :class:`UsageError` when there is none."""
@@ -195,6 +223,43 @@ class TokenStore:
             return list(conn.execute(query).mappings().all())
 
 
+def written_name(name: object) -> str:
+    """``name`` as a token stores it; :class:`UsageError` when it cannot name a
+    principal (blank, too long, or holding a character a terminal hides)."""
+    problem = principal_problem(name, field="token name")
+    if problem is not None or not isinstance(name, str):
+        raise UsageError(problem or "token name must be a string")
+    written = written_principal(name)
+    problems = approver_problems(written)  # what a grant's approver must be, too
+    if problems:
+        raise UsageError(f"token name: {problems[0]}")
+    return written
+
+
+def spelling_conflict(name: str, other: str) -> str:
+    """The refusal of a token named ``name`` for a principal stored as ``other``."""
+    return (
+        f"token name {name!r} is the principal {other!r}, spelled another way (names "
+        f"that differ only in case, width or spacing are one principal): name the "
+        f"token {other!r}"
+    )
+
+
+def _other_spelling(conn: sa.Connection, written: str) -> str | None:
+    """The stored spelling of ``written``'s principal when it is not ``written``.
+    Names stored before names were checked count only when they pass the check."""
+    key = principal_key(written)
+    names = conn.execute(sa.select(t.tokens.c.name).distinct()).scalars()
+    spellings = {
+        written_principal(stored)
+        for stored in names
+        if principal_problem(stored) is None and principal_key(stored) == key
+    }
+    if not spellings or written in spellings:
+        return None
+    return min(spellings)
+
+
 def _info(row: sa.RowMapping) -> TokenInfo:
     return TokenInfo(
         id=row["id"],
@@ -240,9 +305,14 @@ class RunOwners:
         """Why ``principal`` may not decide the calls of ``thread_id`` under separation
         of duties (they started it), or ``None``."""
         owner = self.get(thread_id)
-        if owner is None or owner.principal != principal:
+        if owner is None or not same_principal(owner.principal, principal):
             return None
-        return f"{principal!r} started this run and may not decide its calls"
+        if owner.principal == principal:
+            return f"{principal!r} started this run and may not decide its calls"
+        return (
+            f"{principal!r} is the principal {owner.principal!r}, who started this run, "
+            "and may not decide its calls"
+        )
 
     def get(self, thread_id: str) -> RunOwner | None:
         """Who started ``thread_id`` through the service (``None``: not through it)."""
