@@ -1,8 +1,14 @@
-"""Whether an action's argument values are established by text: numbers with units.
+"""Whether an action's argument values are established by text: identifiers, and
+numbers with units.
 
-An irreversible call is only as trustworthy as its arguments. Identifiers in string
-arguments are checked against evidence by the gate; this module does the same for
-the values that are not strings: a number is *established* by a text that writes
+An irreversible call is only as trustworthy as its arguments. A string argument
+that is an identifier (a hash of 7 or more hex digits, a ticket or order id, a
+path, a host name, an e-mail address: :func:`assay._canonical.identifier_kind`) is
+established by a text that writes it whole, compared in the canonical form the
+effect key uses (:mod:`assay._canonical`), so a value the gate grounds is the value
+a repeat is recognised by. A hash may be the short form of a longer one written in
+the evidence, except in an idempotency key, which must be the whole value. Prose
+arguments are left to the gate's identifier check. A number is *established* by a text that writes
 the same number (``875.0`` by ``EUR 875.00``, ``1917.5`` by ``1,917.50``) with the
 same unit when the tool's schema declares one (``"x-assay-unit": "EUR"``), and a
 boolean or number is also established by a JSON text that holds the same key with
@@ -31,17 +37,24 @@ from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, cast
 
+from assay._canonical import canonical_text, identifier_kind, occurs_in
 from assay.grounding import Quantity, find_dates, find_quantities, supports
 
 __all__ = [
     "CHOICE",
     "GROUNDING_KEYWORD",
+    "MULTILINE_KEYWORD",
+    "ROLE_KEYWORD",
     "UNIT_KEYWORD",
     "Mention",
+    "Slots",
     "leaf_schemas",
     "mentions",
     "normal_unit",
+    "role_of",
+    "role_problems",
     "ungrounded_values",
+    "unroled_arguments",
 ]
 
 #: Schema keyword naming the unit of a numeric argument (``EUR``, ``h``, ``%``).
@@ -49,6 +62,8 @@ UNIT_KEYWORD = "x-assay-unit"
 #: Schema keyword marking how an argument is grounded; ``choice`` exempts it.
 GROUNDING_KEYWORD = "x-assay-grounding"
 CHOICE = "choice"
+#: Schema keyword allowing tabs and line breaks in a string argument.
+MULTILINE_KEYWORD = "x-assay-multiline"
 
 _MAX_SCAN_CHARS = 2_000_000  # evidence beyond this is not scanned for numbers
 _GROUPING_SPACE = re.compile(r"(?<=\d)[\u00a0\u202f](?=\d)")
@@ -146,12 +161,21 @@ def ungrounded_values(
     texts: Iterable[str],
     *,
     only: Iterable[str] | None = None,
+    identifier_texts: Iterable[str] | None = None,
+    exact: Iterable[str] = (),
 ) -> list[tuple[str, str]]:
-    """``(pointer, why)`` for each number or boolean in ``args`` that ``texts`` do
-    not establish (strings are the gate's identifier check's business). ``only``
-    limits the check to these JSON pointers (a policy rule's conditions)."""
+    """``(pointer, why)`` for each number, boolean or identifier in ``args`` that
+    the texts do not establish. Numbers and booleans are looked for in ``texts``;
+    a string that is an identifier (:func:`assay._canonical.identifier_kind`: a hash,
+    an id, a path, a host, an address) in ``identifier_texts`` (``texts`` when not
+    given), whole and in canonical form; other strings (prose) are the gate's
+    identifier check's business. A hash at a pointer in ``exact`` (an idempotency
+    key's) must be written whole, not as the prefix of a longer one. ``only`` limits
+    the check to these JSON pointers (a policy rule's conditions)."""
     wanted = None if only is None else set(only)
     corpus = list(texts)
+    strings = _StringEvidence(corpus if identifier_texts is None else list(identifier_texts))
+    keyed_exactly = set(exact)
     written: list[Mention] | None = None
     keyed: set[tuple[str, str]] | None = None
     problems: list[tuple[str, str]] = []
@@ -161,6 +185,9 @@ def ungrounded_values(
         if leaf_schema.get(GROUNDING_KEYWORD) == CHOICE or value is None:
             continue
         if isinstance(value, str):
+            problem = strings.problem(value, exact=pointer in keyed_exactly)
+            if problem is not None:
+                problems.append((pointer, problem))
             continue
         if keyed is None:
             keyed = _json_leaves(corpus)
@@ -176,6 +203,72 @@ def ungrounded_values(
         if problem is not None:
             problems.append((pointer, problem))
     return sorted(problems)
+
+
+#: Punctuation that ends a sentence, never an identifier given as an argument.
+_SENTENCE_PUNCTUATION = ".,;:!?"
+
+
+class _StringEvidence:
+    """The texts an identifier argument must occur in, each read once: as written,
+    and, for a JSON text, its string values decoded (so an escaped character is
+    compared as the character it stands for)."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self._texts = texts
+        self._read: list[str] | None = None
+
+    def _all(self) -> list[str]:
+        if self._read is None:
+            self._read = [*self._texts, *(_json_strings(t) for t in self._texts)]
+        return self._read
+
+    def problem(self, value: str, *, exact: bool) -> str | None:
+        text = canonical_text(value).strip()
+        kind = identifier_kind(text)
+        if kind is None and exact and text:
+            # A key's value names the effect: prose there must be written whole too.
+            phrase = " ".join(text.split())
+            if any(occurs_in(phrase, " ".join(t.split())) for t in self._all()):
+                return None
+            return f"{value!r} (the value of an idempotency key) occurs in none of its evidence"
+        if kind is None:
+            return None
+        if text[-1] in _SENTENCE_PUNCTUATION or text[0] in _SENTENCE_PUNCTUATION:
+            return (
+                f"{value!r} has sentence punctuation at an edge; an identifier argument "
+                "is the identifier alone"
+            )
+        if any(occurs_in(text, t, kind=kind, prefix_ok=not exact) for t in self._all()):
+            return None
+        what = "whole " if kind == "hash" and exact else ""
+        return f"{value!r} ({what}{_KIND_NAMES[kind]}) occurs in none of its evidence"
+
+
+_KIND_NAMES = {
+    "hash": "a hash",
+    "email": "an e-mail address",
+    "host": "a host name",
+    "path": "a path",
+    "id": "an identifier",
+}
+
+
+def _json_strings(text: str) -> str:
+    """The string values (and keys) of a JSON text, one per line; empty otherwise."""
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")) or len(text) > _MAX_SCAN_CHARS:
+        return ""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return ""
+    found: list[str] = []
+    for pointer, value, _ in leaf_schemas(data, None):
+        found.append(pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~"))
+        if isinstance(value, str):
+            found.append(value)
+    return "\n".join(found)
 
 
 def _number_problem(value: Any, schema: Mapping[str, Any], written: list[Mention]) -> str | None:
@@ -231,3 +324,98 @@ def _json_leaves(texts: list[str]) -> set[tuple[str, str]]:
             if pointer and not isinstance(value, str):
                 found.add((pointer.rsplit("/", 1)[-1], json.dumps(value)))
     return found
+
+
+# --- roles: which proposition slot an argument comes from -----------------------------
+
+#: Schema keyword binding an argument to a slot of a typed proposition:
+#: ``{"pred": "over_cap", "arg": 1}`` — the value must be what argument 1 of a
+#: ``over_cap`` proposition of the claims the call rests on states.
+ROLE_KEYWORD = "x-assay-role"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Slots:
+    """A typed proposition as roles read it: its predicate and its arguments."""
+
+    pred: str | None
+    args: tuple[str, ...]
+
+
+def role_of(schema: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The ``(pred, arg)`` a property schema binds its argument to, if it declares one."""
+    role = schema.get(ROLE_KEYWORD)
+    if not isinstance(role, Mapping):
+        return None
+    role = cast(Mapping[str, Any], role)
+    pred, arg = role.get("pred"), role.get("arg")
+    if not isinstance(pred, str) or isinstance(arg, bool) or not isinstance(arg, int):
+        return None
+    return pred, arg
+
+
+def role_problems(
+    args: Mapping[str, Any], schema: Mapping[str, Any] | None, propositions: Iterable[Slots]
+) -> list[tuple[str, str]]:
+    """``(pointer, why)`` for each argument whose declared role no proposition fills.
+
+    Arguments that name the same predicate must all come from one proposition: the
+    overage and the line of a flag from the same ``over_cap(line, amount)``, never the
+    line of one and the amount of another. A proposition fills a slot when its
+    argument there states the value: an identifier written whole (canonical form), a
+    number with the same value (and the unit the schema declares)."""
+    by_pred: dict[str, list[tuple[str, int, Any, Mapping[str, Any]]]] = {}
+    for pointer, value, leaf_schema in leaf_schemas(args, schema):
+        role = role_of(leaf_schema)
+        if role is not None and value is not None:
+            by_pred.setdefault(role[0], []).append((pointer, role[1], value, leaf_schema))
+    typed = [p for p in propositions if p.pred is not None]
+    problems: list[tuple[str, str]] = []
+    for pred, wanted in sorted(by_pred.items()):
+        candidates = [p for p in typed if p.pred == pred]
+        if not candidates:
+            why = f"the claims the call rests on have no {pred} proposition to read it from"
+            problems += [(ptr, why) for ptr, _, _, _ in wanted]
+            continue
+        filled = [[_fills(p, arg, v, s) for _, arg, v, s in wanted] for p in candidates]
+        best = max(range(len(candidates)), key=lambda i: sum(filled[i]))
+        shown = f"{pred}({', '.join(candidates[best].args)})"
+        problems += [
+            (
+                ptr,
+                f"{value!r} is not argument {arg} of {shown}, the {pred} proposition "
+                "of the claims the call rests on that states most of its arguments",
+            )
+            for (ptr, arg, value, _), ok in zip(wanted, filled[best], strict=True)
+            if not ok
+        ]
+    return problems
+
+
+def unroled_arguments(args: Mapping[str, Any], schema: Mapping[str, Any] | None) -> list[str]:
+    """The pointers of arguments that declare no role and are not the agent's choice:
+    what a policy rule may not approve on its own."""
+    return sorted(
+        pointer
+        for pointer, value, leaf_schema in leaf_schemas(args, schema)
+        if value is not None
+        and role_of(leaf_schema) is None
+        and leaf_schema.get(GROUNDING_KEYWORD) != CHOICE
+    )
+
+
+def _fills(prop: Slots, arg: int, value: Any, schema: Mapping[str, Any]) -> bool:
+    if not 0 <= arg < len(prop.args):
+        return False
+    slot = prop.args[arg]
+    if isinstance(value, str):
+        text = canonical_text(value).strip()
+        kind = identifier_kind(text)
+        if kind is None:
+            return " ".join(text.casefold().split()) == " ".join(
+                canonical_text(slot).casefold().split()
+            )
+        return occurs_in(text, slot, kind=kind)
+    if isinstance(value, bool):
+        return json.dumps(value) == slot.strip().lower()
+    return _number_problem(value, schema, mentions(slot)) is None

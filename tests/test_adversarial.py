@@ -28,7 +28,7 @@ from assay.errors import InvalidDecision
 from assay.fence import parse_decision
 from assay.tool_bus import GrantRefused, GrantRequest, ToolResult
 from assay.verifier import LexicalNLI
-from tests.tool_bus._tools import FLAG, FLAG_ARGS, Counter, StandInClaims
+from tests.tool_bus._tools import FLAG, FLAG_ARGS, OVER_CAP, Counter, StandInClaims
 
 EXAMPLES = int(os.environ.get("ASSAY_HYPOTHESIS_EXAMPLES", "60"))
 SETTINGS = settings(
@@ -110,6 +110,7 @@ def _flags(cp: ControlPlane) -> Counter:
     cp.grants.claim_status_source = StandInClaims(
         labels={"claim-1": ("entailment",)},
         texts={"claim-1": ("Line 14 of invoice INV-7 is EUR 120.50 over its cap.",)},
+        slots={"claim-1": (OVER_CAP,)},
     )
     return flags
 

@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from pydantic import JsonValue, ValidationError
 
+from assay._canonical import canonical_text, identifier_kind
 from assay._limits import (
     MAX_AGENT_CHARS,
     MAX_HANDOVER_BYTES,
@@ -382,7 +383,13 @@ def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list
         claim_evidence.update({p.id: evidence_of(run_id, p, entries) for p in claim.propositions})
     for i, intent in enumerate(handover.action_intents):
         evidence = _intent_evidence(handover, intent.id, claim_evidence)
-        texts = list(_string_leaves(intent.args, ("action_intents", i, "args")))
+        # A string that is one identifier is checked whole, in canonical form, by the
+        # action-argument check; here only the identifiers inside prose arguments.
+        texts = [
+            (where, text)
+            for where, text in _string_leaves(intent.args, ("action_intents", i, "args"))
+            if identifier_kind(canonical_text(text).strip()) is None
+        ]
         errors += _text_provenance(texts, evidence, tool_origin=False)
     return errors
 

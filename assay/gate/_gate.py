@@ -16,7 +16,11 @@ from typing import Any, Protocol
 from assay.contract import HANDOVER_SCHEMA_VERSION, Handover
 from assay.errors import InvalidHandover
 from assay.gate import _checks, _lookalikes
-from assay.gate._arguments import argument_value_errors
+from assay.gate._arguments import (
+    argument_value_errors,
+    role_errors,
+    unsupported_intent_errors,
+)
 from assay.gate._records import GateCheck, GateDecision, GateFinding, ReplyReport
 from assay.gate._reply import Conversation, reply_report
 from assay.ledger import Ledger, LedgerEntry, canonical_json
@@ -175,7 +179,13 @@ class Gate:
                     )
                 )
             if not invalid:
-                errors += argument_value_errors(handover, i, spec.input_schema, entries)
+                keyed = spec.idempotency_key
+                errors += argument_value_errors(
+                    handover, i, spec.input_schema, entries, keyed=keyed
+                )
+                errors += role_errors(handover, i, spec.input_schema)
+            if spec.side_effect == "irreversible":
+                errors += unsupported_intent_errors(handover, i)
         return errors
 
 

@@ -28,6 +28,8 @@ GATE_ERROR_CODES: frozenset[str] = frozenset(
         "unknown_version",
         "invalid_action_args",
         "ungrounded_argument",
+        "ungrounded_intent",
+        "unbound_argument",
         "dangling_dependency",
         "dependency_cycle",
         "failed_without_errors",

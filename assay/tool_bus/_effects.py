@@ -9,6 +9,12 @@ is refused as ``duplicate_effect``, naming the call that holds it and its ledger
 entry, unless the grant of the new call names that earlier call as superseded; the
 new call then holds the key, one generation on.
 
+Key values are read in canonical form (:mod:`assay._canonical`), the form the gate
+grounds arguments with: ``OPS-1234`` and the same in fullwidth digits, ``INV-4421`` with a
+trailing space or a zero-width character inside, ``3F9A2C1D7E8B`` and
+``3f9a2c1d7e8b``, ``129`` and ``129.0`` are one effect. The stored ``key_json``
+holds the canonical values; a tool's handler still receives the arguments as given.
+
 Which call holds a key is decided by the database: generation ``n + 1`` of a key is
 one primary-key row, so of two calls racing for the same key (or superseding the
 same holder) exactly one insert succeeds, on SQLite and PostgreSQL alike. A call
@@ -28,6 +34,7 @@ import sqlalchemy as sa
 from jsonpointer import JsonPointerException, resolve_pointer
 from sqlalchemy.engine import Connection, Engine
 
+from assay._canonical import canonical_value
 from assay.ledger import canonical_json
 from assay.tool_bus import _tables as t
 from assay.tool_bus._records import ErrorDetail, GrantRequest, ToolFailure
@@ -43,7 +50,7 @@ class EffectKey:
     """The effect a call would perform: its tool and the values its key names."""
 
     tool: str
-    #: ``{pointer: value}`` in the order the spec declares the pointers.
+    #: ``{pointer: canonical value}`` in the order the spec declares the pointers.
     values: Mapping[str, Any]
     #: sha256 of the canonical JSON of ``{"tool": ..., "key": values}``.
     sha256: str
@@ -90,7 +97,7 @@ def effect_key(spec: ToolSpec, args: Mapping[str, Any]) -> EffectKey | ToolFailu
                 )
             )
         else:
-            values[pointer] = value
+            values[pointer] = canonical_value(value)
     if missing:
         return ToolFailure(
             code="invalid_arguments",

@@ -33,6 +33,7 @@ import json
 import math
 import re
 import secrets
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -42,7 +43,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from assay._values import ungrounded_values
+from assay._canonical import canonical_text
+from assay._values import Slots, role_problems, ungrounded_values, unroled_arguments
 from assay.errors import GrantExists, GrantRefused, UnknownEntry, UnknownGrant
 from assay.ledger import Ledger, LedgerEntry, canonical_json
 from assay.tool_bus import _tables as t
@@ -333,21 +335,36 @@ class Grants:
         return None
 
     def policy_problems(self, run_id: str, request: GrantRequest, rule: Rule) -> list[str]:
-        """Why ``rule`` may not approve ``request``: each number or boolean of the call,
-        and each argument the rule tests, that the entailed propositions of its claims
-        do not state. A rule approves facts the fence verified, not the agent's say-so."""
+        """Why ``rule`` may not approve ``request``. A rule approves facts the fence
+        verified, not the agent's say-so, so each of these keeps the call for a person:
+
+        * a claim the call rests on is not entailed;
+        * a number, boolean or identifier of the call that the entailed propositions
+          do not state (in canonical form; an idempotency key's hash whole);
+        * an argument whose declared role (``x-assay-role``) no entailed proposition
+          fills, or an argument that declares no role and is not the agent's choice
+          (``x-assay-grounding: choice``): a true figure in the wrong place is still
+          the wrong call."""
         statuses = self._statuses(run_id, request.depends_on)
         if not statuses or not all(s.entailed for s in statuses):
             return ["the claims the call rests on are not all entailed"]
         texts = [text for s in statuses for text in s.texts]
         spec = self._registry.get(request.tool, request.version)
-        problems = [
-            f"{pointer}: {why}"
-            for pointer, why in ungrounded_values(dict(request.args), spec.input_schema, texts)
+        args, schema = dict(request.args), spec.input_schema
+        found = ungrounded_values(args, schema, texts, exact=spec.idempotency_key)
+        slots = [Slots(pred=pred, args=a) for s in statuses for pred, a in s.slots]
+        found += role_problems(args, schema, slots)
+        found += [
+            (pointer, "declares no role (x-assay-role) binding it to a verified proposition")
+            for pointer in unroled_arguments(args, schema)
         ]
+        first: dict[str, str] = {}
+        for pointer, why in found:
+            first.setdefault(pointer, why)  # one problem per argument: the first found
+        problems = [f"{pointer}: {why}" for pointer, why in first.items()]
         for key in rule.args:
             value = argument_value(request.args, key)
-            if isinstance(value, str) and not any(value in text for text in texts):
+            if isinstance(value, str) and not _stated(value, texts):
                 problems.append(f"{key}: {value!r} is not stated by the verified claims")
         return problems
 
@@ -385,7 +402,7 @@ class Grants:
         if differs:
             return f"grant {grant.id} disagrees with its ledger record ({differs})"
         lifetime = (grant.expires_at - grant.issued_at).total_seconds()
-        if not 0 < lifetime <= _MAX_TTL_S or approver_problems(grant.approver):
+        if not 0 < lifetime <= _MAX_TTL_S or approver_problems(grant.approver, recorded=True):
             return f"grant {grant.id} is outside the limits a grant is issued within"
         if grant.via.startswith("policy:"):
             rule = next((r for r in self.policy.rules if f"policy:{r.name}" == grant.via), None)
@@ -433,15 +450,19 @@ def _utc(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-def approver_problems(approver: object) -> list[str]:
+def approver_problems(approver: object, *, recorded: bool = False) -> list[str]:
     """Why ``approver`` cannot name who approved: it must be printable text that
-    the ledger and a terminal show as it is."""
+    the ledger and a terminal show as it is. A new approver may hold no format
+    character either (a zero-width space, a right-to-left override); ``recorded``
+    reads a grant already issued by the rule it was issued under."""
     if not isinstance(approver, str) or not approver.strip():
         return ["approver must name who approves"]
     if len(approver) > _MAX_APPROVER:
         return [f"approver is longer than {_MAX_APPROVER} characters"]
     if _CONTROL.search(approver) or any(0xD800 <= ord(c) <= 0xDFFF for c in approver):
         return ["approver must not contain control characters or lone surrogates"]
+    if not recorded and any(unicodedata.category(c) == "Cf" for c in approver):
+        return ["approver must not contain format characters (zero-width, bidi controls)"]
     return []
 
 
@@ -512,3 +533,9 @@ def _record_differs(grant: Grant, entry: LedgerEntry) -> str | None:
         "supersedes": grant.supersedes,
     }
     return next((k for k, v in held.items() if recorded[k] != v), None)
+
+
+def _stated(value: str, texts: list[str]) -> bool:
+    """Whether a verified text writes ``value`` (compared in canonical form)."""
+    wanted = " ".join(canonical_text(value).casefold().split())
+    return any(wanted in " ".join(canonical_text(t).casefold().split()) for t in texts)

@@ -10,6 +10,14 @@ An input schema that says nothing about extra properties is closed: the bus adds
 whose properties the outer ``unevaluatedProperties`` already sees). A schema that
 sets ``additionalProperties`` or ``unevaluatedProperties`` itself keeps its choice.
 Output schemas are applied as written.
+
+``pattern`` is an ECMA-262 regular expression, as JSON Schema says (read by
+``regress``, the library ``jsonschema`` itself uses for the ``regex`` format), not a
+Python one: ``\\d`` is an ASCII digit and ``$`` the end of the string, so
+``^INV-\\d+$`` refuses ``INV-4421\\n`` and ``INV-4421`` in fullwidth digits. A
+string argument may hold no control character (``U+0000``-``U+001F``,
+``U+007F``-``U+009F``) but tabs and line breaks, and those only in prose (see
+:func:`argument_errors`).
 """
 
 from __future__ import annotations
@@ -20,12 +28,15 @@ import secrets
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal, cast
 
+import regress
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.protocols import Validator
 from referencing.exceptions import Unresolvable
 
+from assay._canonical import canonical_text, control_characters, identifier_kind
 from assay._limits import (
     MAX_ARGS_BYTES,
     MAX_CALL_ID_CHARS,
@@ -44,6 +55,7 @@ from assay._limits import (
     safe_repr,
     visible,
 )
+from assay._values import MULTILINE_KEYWORD, ROLE_KEYWORD, leaf_schemas
 from assay.errors import InvalidCall
 from assay.ledger import canonical_json, sha256_hex
 from assay.tool_bus._diff import diff_problems
@@ -79,7 +91,31 @@ def _unified_diff_keyword(
         yield ValidationError(f"{code}: {message}")
 
 
-_Validator = validators.extend(Draft202012Validator, {"x-unified-diff": _unified_diff_keyword})
+@lru_cache(maxsize=1024)
+def _ecma(pattern: str) -> regress.Regex | str:
+    """``pattern`` compiled as ECMA-262 with Unicode code points, or why it is not one."""
+    try:
+        return regress.Regex(pattern, "u")
+    except regress.RegressError as exc:
+        return str(exc)
+
+
+def _ecma_pattern_keyword(
+    validator: Validator, value: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    if not isinstance(instance, str) or not isinstance(value, str):
+        return
+    compiled = _ecma(value)
+    if isinstance(compiled, str):
+        yield ValidationError(f"{value!r} is not an ECMA-262 regular expression: {compiled}")
+    elif compiled.find(instance) is None:
+        yield ValidationError(f"{instance!r} does not match {value!r}")
+
+
+_Validator = validators.extend(
+    Draft202012Validator,
+    {"x-unified-diff": _unified_diff_keyword, "pattern": _ecma_pattern_keyword},
+)
 _cache: dict[tuple[str, str, str, str], Validator] = {}
 _lock = threading.Lock()
 
@@ -147,7 +183,45 @@ def argument_errors(spec: ToolSpec, args: object) -> list[ErrorDetail]:
         return [
             ErrorDetail(path="", message=f"arguments must be an object, not {_json_type(args)}")
         ]
-    return _errors(spec, "input", args)
+    found = _errors(spec, "input", args)
+    if found:
+        return found
+    return _control_problems(spec, cast(dict[str, Any], args))
+
+
+def _control_problems(spec: ToolSpec, args: dict[str, Any]) -> list[ErrorDetail]:
+    """Control characters in string arguments: invisible in a review, and read
+    differently by different parsers (``INV-4421\\n`` passes a Python ``$``). None is
+    allowed but tab and line breaks, and those only in prose: not in a value that is
+    one token (an identifier, a key of the effect, a value under ``pattern``,
+    ``format``, ``enum``, ``const`` or a declared role) unless its schema says
+    ``"x-assay-multiline": true``."""
+    keyed = set(spec.idempotency_key)
+    problems: list[ErrorDetail] = []
+    for where, value, schema in leaf_schemas(args, thaw(spec.input_schema)):
+        if not isinstance(value, str):
+            continue
+        found = control_characters(value, multiline=_may_break_lines(where, value, schema, keyed))
+        if found:
+            problems.append(
+                ErrorDetail(
+                    path=where,
+                    message=f"holds the control character(s) {', '.join(found)}, which "
+                    "this argument may not hold",
+                )
+            )
+    return problems
+
+
+_ONE_TOKEN_KEYWORDS = ("pattern", "format", "enum", "const", ROLE_KEYWORD)
+
+
+def _may_break_lines(where: str, value: str, schema: Mapping[str, Any], keyed: set[str]) -> bool:
+    if schema.get(MULTILINE_KEYWORD) is True or "x-unified-diff" in schema:
+        return True
+    if where in keyed or any(k in schema for k in _ONE_TOKEN_KEYWORDS):
+        return False
+    return identifier_kind(canonical_text(value).strip()) is None
 
 
 def output_errors(spec: ToolSpec, output: object) -> list[ErrorDetail]:

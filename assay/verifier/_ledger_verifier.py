@@ -496,6 +496,10 @@ class LedgerVerifier:
             "reason": outcome.reason,
             **verdict.model_dump(mode="json"),
         }
+        if prop.pred is not None or prop.args is not None:
+            # What a policy reads an argument's role from (``x-assay-role``).
+            body["pred"] = prop.pred
+            body["args"] = list(prop.args or ())
         if outcome.computations:
             body["computations"] = list(outcome.computations)
         entry = batch.append(
@@ -536,22 +540,15 @@ class LedgerVerifier:
 
     def claim_status(self, run_id: str, claim_ids: Sequence[str]) -> dict[str, ClaimStatus]:
         """Each claim's proposition labels from its latest verification in this run."""
-        latest: dict[str, tuple[str, list[str], list[str]]] = {}
+        latest: dict[str, tuple[str, list[dict[str, Any]]]] = {}
         for entry in self._ledger.entries(run_id, kinds=["verdict"]):
             body = json.loads(entry.text)
             claim_id, digest = body["claim_id"], body["handover_sha256"]
             if claim_id not in latest or latest[claim_id][0] != digest:
-                latest[claim_id] = (digest, [], [])
-            latest[claim_id][1].append(body["label"])
-            latest[claim_id][2].append(body["proposition"])
+                latest[claim_id] = (digest, [])
+            latest[claim_id][1].append(body)
         return {
-            cid: ClaimStatus(
-                claim_id=cid,
-                known=cid in latest,
-                labels=tuple(latest[cid][1]) if cid in latest else (),
-                texts=tuple(latest[cid][2]) if cid in latest else (),
-            )
-            for cid in claim_ids
+            cid: _claim_status(cid, latest[cid][1] if cid in latest else None) for cid in claim_ids
         }
 
     def unsupported(self, run_id: str) -> list[Unsupported]:
@@ -729,4 +726,17 @@ def _gives_otherwise(premise: str, proposition: str) -> bool:
     # date or amount: its polarity says nothing of this one (and is not read).
     return not missing_numbers(proposition, premise) and (
         polarity_conflict(premise, proposition) is not None
+    )
+
+
+def _claim_status(claim_id: str, verdicts: list[dict[str, Any]] | None) -> ClaimStatus:
+    """A claim's status from the bodies of its latest verdicts (``None``: unknown)."""
+    if verdicts is None:
+        return ClaimStatus(claim_id=claim_id, known=False)
+    return ClaimStatus(
+        claim_id=claim_id,
+        known=True,
+        labels=tuple(v["label"] for v in verdicts),
+        texts=tuple(v["proposition"] for v in verdicts),
+        slots=tuple((v.get("pred"), tuple(v.get("args") or ())) for v in verdicts),
     )

@@ -11,6 +11,7 @@ import pytest
 
 from assay import ControlPlane, GateDecision, Handover
 from assay.gate import GATE_ERROR_CODES
+from assay.tool_bus import ToolSpec
 from tests.gate._world import World, make_world
 
 Mutation = Callable[[dict[str, Any], World], None]
@@ -141,6 +142,55 @@ def _invented_amount(h: dict[str, Any], w: World) -> None:
     _intent(h)["args"]["amount_over_cap"] = 400.0
 
 
+def _invented_short_hash(h: dict[str, Any], w: World) -> None:
+    # Seven hex digits and no digit among them: a hash nonetheless, in no evidence.
+    _intent(h)["args"]["invoice"] = "deadbee"
+
+
+def _no_supporting_claim(h: dict[str, Any], w: World) -> None:
+    _intent(h)["depends_on"] = []
+
+
+ROLE_FLAG = ToolSpec(
+    "flag_over_cap",
+    "1.0.0",
+    "Flag a line with its overage, each read from one over_cap(line, amount) proposition.",
+    {
+        "type": "object",
+        "properties": {
+            "line": {"type": "integer", "x-assay-role": {"pred": "over_cap", "arg": 0}},
+            "amount": {
+                "type": "number",
+                "x-assay-unit": "EUR",
+                "x-assay-role": {"pred": "over_cap", "arg": 1},
+            },
+        },
+        "required": ["line", "amount"],
+    },
+    {"type": "object"},
+    "irreversible",
+)
+
+
+def _no_effect(args: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def _role_flag(h: dict[str, Any], w: World, amount: float) -> None:
+    w.plane.registry.register(ROLE_FLAG, _no_effect)  # the same handler: registered once
+    # The contract says line 14 is EUR 120.00 over; it also writes EUR 380 (the cap).
+    _prop(h, 1).update(pred="over_cap", args=["line 14", "EUR 120.00"])
+    _intent(h).update(tool="flag_over_cap", args={"line": 14, "amount": amount})
+
+
+def _amount_of_another_line(h: dict[str, Any], w: World) -> None:
+    _role_flag(h, w, 380.0)  # a true figure of the evidence, in the wrong role
+
+
+def _amount_of_its_line(h: dict[str, Any], w: World) -> None:
+    _role_flag(h, w, 120.0)
+
+
 def _hidden_joiner(h: dict[str, Any], w: World) -> None:
     _prop(h)["text"] = "The CRM lookup returned invoice INV\u200d-4421 for CUST-7781."
 
@@ -173,7 +223,10 @@ CASES = [
     Case("failed_without_errors", _failed_silently, _failed_with_errors),
     Case("unresolved_open_question", _open_question, _forwarded_question, strict_questions=True),
     Case("unverified_identifier", _invented_invoice),
-    Case("unverified_identifier", _invented_arg),
+    Case("ungrounded_argument", _invented_arg),
+    Case("ungrounded_argument", _invented_short_hash),
+    Case("ungrounded_intent", _no_supporting_claim),
+    Case("unbound_argument", _amount_of_another_line, _amount_of_its_line),
     Case("suspicious_characters", _hidden_joiner),
     Case("provenance_mismatch", _borrowed, _user_said),
 ]

@@ -28,10 +28,16 @@ FLAG = ToolSpec(
     {
         "type": "object",
         "properties": {
-            "invoice": {"type": "string"},
-            "line": {"type": "integer", "minimum": 1},
-            "amount_over_cap": {"type": "number"},
-            "currency": {"enum": ["EUR", "USD"]},
+            # Each argument is read from one over_cap(invoice, line, amount, currency)
+            # proposition: what a policy rule may approve (x-assay-role).
+            "invoice": {"type": "string", "x-assay-role": {"pred": "over_cap", "arg": 0}},
+            "line": {
+                "type": "integer",
+                "minimum": 1,
+                "x-assay-role": {"pred": "over_cap", "arg": 1},
+            },
+            "amount_over_cap": {"type": "number", "x-assay-role": {"pred": "over_cap", "arg": 2}},
+            "currency": {"enum": ["EUR", "USD"], "x-assay-role": {"pred": "over_cap", "arg": 3}},
         },
         "required": ["invoice", "line", "amount_over_cap"],
     },
@@ -67,6 +73,10 @@ class StandInClaims:
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
     #: What each claim's propositions say, as verified (what a policy rule relies on).
     texts: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    #: The ``(pred, args)`` of each claim's propositions, as verified.
+    slots: dict[str, tuple[tuple[str | None, tuple[str, ...]], ...]] = field(
+        default_factory=dict[str, tuple[tuple[str | None, tuple[str, ...]], ...]]
+    )
     asked: list[tuple[str, tuple[str, ...]]] = field(
         default_factory=list[tuple[str, tuple[str, ...]]]
     )
@@ -79,10 +89,14 @@ class StandInClaims:
                 known=c in self.labels,
                 labels=self.labels.get(c, ()),
                 texts=self.texts.get(c, ()),
+                slots=self.slots.get(c, ()),
             )
             for c in claim_ids
         }
 
+
+#: The typed proposition that states every value of FLAG_ARGS in its role.
+OVER_CAP = ("over_cap", ("INV-7", "line 14", "EUR 120.50", "EUR"))
 
 FLAG_ARGS: dict[str, Any] = {
     "invoice": "INV-7",

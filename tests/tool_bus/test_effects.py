@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from assay import ControlPlane, InvalidToolSpec, LedgerWriteRefused
 from assay.tool_bus import GrantRefused, GrantRequest, ToolResult, ToolSpec
-from tests.tool_bus._tools import ADD, FLAG, FLAG_ARGS, Counter, StandInClaims
+from tests.tool_bus._tools import ADD, FLAG, FLAG_ARGS, OVER_CAP, Counter, StandInClaims
 
 KEYED = replace(FLAG, version="1.1.0", idempotency_key=("/invoice", "/line"))
 CLAIMS = ("claim-1",)
@@ -28,7 +28,9 @@ def flags(plane: ControlPlane) -> Counter:
     found = Counter()
     plane.registry.register(KEYED, found.flag)
     plane.grants.claim_status_source = StandInClaims(
-        labels={"claim-1": ("entailment",)}, texts=dict(STATED)
+        labels={"claim-1": ("entailment",)},
+        texts=dict(STATED),
+        slots={"claim-1": (OVER_CAP,)},
     )
     return found
 
@@ -229,7 +231,11 @@ def test_of_racing_runs_exactly_one_performs_the_effect(db_url: str) -> None:
     own person's grant for the same effect, start at once: one runs, three are
     refused as duplicates of it."""
     flags = Counter()
-    claims = StandInClaims(labels={"claim-1": ("entailment",)}, texts=dict(STATED))
+    claims = StandInClaims(
+        labels={"claim-1": ("entailment",)},
+        texts=dict(STATED),
+        slots={"claim-1": (OVER_CAP,)},
+    )
     planes = [ControlPlane.open(db_url) for _ in range(4)]
     try:
         grants: list[tuple[str, str]] = []

@@ -20,7 +20,7 @@ from assay.tool_bus import (
     ToolResult,
     UnknownGrant,
 )
-from tests.tool_bus._tools import FLAG, FLAG_ARGS, Counter, StandInClaims
+from tests.tool_bus._tools import FLAG, FLAG_ARGS, OVER_CAP, Counter, StandInClaims
 
 CLAIMS = ("claim-1", "claim-2")
 CALL = "flag-1"
@@ -42,6 +42,7 @@ def flags(plane: ControlPlane) -> Counter:
             "claim-weak": ("entailment", "neutral"),
         },
         texts=dict(STATED),
+        slots={"claim-1": (OVER_CAP,)},
     )
     return found
 
@@ -181,7 +182,9 @@ def test_concurrent_uses_of_one_grant_run_the_handler_once(
 
 def test_a_grant_used_by_another_control_plane_is_refused(db_url: str) -> None:
     claims = StandInClaims(
-        labels={"claim-1": ("entailment",), "claim-2": ("entailment",)}, texts=dict(STATED)
+        labels={"claim-1": ("entailment",), "claim-2": ("entailment",)},
+        texts=dict(STATED),
+        slots={"claim-1": (OVER_CAP,)},
     )
     with ControlPlane.open(db_url) as first:
         first.registry.register(FLAG, Counter().flag)

@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from assay import ControlPlane, LedgerWriteRefused
 from assay.ledger import canonical_json
 from assay.tool_bus import GrantExists, GrantRefused, GrantRequest
-from tests.tool_bus._tools import FLAG, FLAG_ARGS, Counter, StandInClaims
+from tests.tool_bus._tools import FLAG, FLAG_ARGS, OVER_CAP, Counter, StandInClaims
 
 CLAIMS = ("claim-1",)
 STATED = {"claim-1": ("Line 14 of invoice INV-7 is billed EUR 120.50 above its cap.",)}
@@ -39,7 +39,9 @@ def world(plane: ControlPlane) -> Iterator[tuple[ControlPlane, str, Counter]]:
     flags = Counter()
     plane.registry.register(FLAG, flags.flag)
     plane.grants.claim_status_source = StandInClaims(
-        labels={"claim-1": ("entailment",)}, texts=dict(STATED)
+        labels={"claim-1": ("entailment",)},
+        texts=dict(STATED),
+        slots={"claim-1": (OVER_CAP,)},
     )
     run = plane.ledger.start_run()
     for n in range(4):

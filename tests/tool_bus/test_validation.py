@@ -4,11 +4,12 @@ output never reaches (or leaves) a handler as a success."""
 from __future__ import annotations
 
 import itertools
-from typing import Any
+import unicodedata
+from typing import Any, cast
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from assay import ControlPlane
@@ -72,7 +73,21 @@ anything = st.recursive(
 @settings(max_examples=150, deadline=None)
 @given(args=near_valid | st.dictionaries(st.text(max_size=5), json_values, max_size=4))
 def test_argument_errors_agree_with_the_reference_validator(args: dict[str, Any]) -> None:
+    """Where no string holds a control character (which the bus refuses beyond the
+    schema: see the tests below), the bus and the reference validator agree."""
+    assume(not _controls(args))
     assert (argument_errors(SPEC, args) == []) == REFERENCE.is_valid(args)
+
+
+def _controls(value: Any) -> bool:
+    if isinstance(value, str):
+        return any(unicodedata.category(c) == "Cc" for c in value)
+    if isinstance(value, dict):
+        items = cast(dict[Any, Any], value).items()
+        return any(_controls(k) or _controls(v) for k, v in items)
+    if isinstance(value, list):
+        return any(_controls(v) for v in cast(list[Any], value))
+    return False
 
 
 @settings(max_examples=150, deadline=None)
@@ -144,7 +159,7 @@ def test_the_bus_never_crashes_and_never_runs_an_invalid_call(
     before = len(seen)
     outputs.append(output)
     result = plane.bus.call(run, "gen", args, call_id=f"h{next(_ids)}")
-    valid_args = not json_problems(args) and REFERENCE.is_valid(args)
+    valid_args = not json_problems(args) and REFERENCE.is_valid(args) and not _controls(args)
     if not valid_args:
         assert result.error is not None and result.error.code == "invalid_arguments"
         assert len(seen) == before
@@ -155,6 +170,58 @@ def test_the_bus_never_crashes_and_never_runs_an_invalid_call(
     assert result.ok == valid_output
     if not valid_output:
         assert result.error is not None and result.error.code == "invalid_output"
+
+
+def test_control_characters_are_refused_and_line_breaks_only_in_prose(
+    plane: ControlPlane,
+) -> None:
+    spec = ToolSpec(
+        "notify",
+        "1.0.0",
+        "Sends a note about a ticket.",
+        {
+            "type": "object",
+            "properties": {
+                "ticket": {"type": "string"},
+                "code": {"type": "string", "pattern": "^[A-Z]+$"},
+                "body": {"type": "string"},
+                "block": {"type": "string", "x-assay-multiline": True},
+            },
+        },
+        {"type": "boolean"},
+        "reversible",
+    )
+    refused = [
+        {"ticket": "OPS-1234\n"},  # one token: a line break is not part of it
+        {"ticket": "OPS-1234\t"},
+        {"code": "ABC\n"},  # a value under a pattern is one token
+        {"body": "Restarted.\x1b[2J"},  # an escape sequence, even in prose
+        {"body": "nul\x00"},
+    ]
+    for args in refused:
+        assert [d.path for d in argument_errors(spec, args)] == [f"/{next(iter(args))}"], args
+    allowed = [{"body": "Restarted the worker.\nNo data lost.\n"}, {"block": "OPS-1\nOPS-2"}]
+    for args in allowed:
+        assert argument_errors(spec, args) == [], args
+
+
+def test_patterns_are_ecma_262_full_strings_and_ascii_classes() -> None:
+    """JSON Schema patterns are ECMA-262: ``$`` is the end, ``\\d`` an ASCII digit."""
+    spec = ToolSpec(
+        "flag",
+        "1.0.0",
+        "Flags.",
+        {
+            "type": "object",
+            "properties": {"invoice": {"type": "string", "pattern": "^INV-\\d+$"}},
+            "x-assay-multiline": True,
+        },
+        {"type": "boolean"},
+        "reversible",
+    )
+    assert argument_errors(spec, {"invoice": "INV-4421"}) == []
+    for bad in ("INV-4421\n", "INV-\uff14\uff14\uff12\uff11", "INV-\u0664\u0664", "xINV-1x"):
+        assert [d.path for d in argument_errors(spec, {"invoice": bad})] == ["/invoice"], bad
 
 
 def test_large_integral_floats_survive_the_canonical_round_trip(plane: ControlPlane) -> None:

@@ -130,7 +130,14 @@ def analyse(
     work = _Work()
     if findings.invoice and findings.invoice_evidence:
         work.claims.append(
-            _claim("invoice", f"Invoice {findings.invoice}", [findings.invoice_evidence], "Quote")
+            _claim(
+                "invoice",
+                f"Invoice {findings.invoice}",
+                [findings.invoice_evidence],
+                "Quote",
+                pred="invoice",
+                args=[findings.invoice],
+            )
         )
     if not findings.lines:
         work.ask("open.lines", "No invoice line could be read, so no line was checked.")
@@ -240,10 +247,20 @@ def _overage(
             f"Line {number} could not be compared with its cap: the computation failed.",
         )
         return
-    work.claims.append(_claim(f"line{number}.overage", verdict.output, [verdict.ledger_id]))
+    over = (line.rate_value - cap.value) * Decimal(line.hours)
+    # Typed when the line is above its cap: the flag's line and amount are read from
+    # this over_cap(line, amount) proposition, as the flag's schema declares.
+    typed = {"pred": "over_cap", "args": [f"Line {number}", f"{cur} {over:,.2f}"]}
+    work.claims.append(
+        _claim(
+            f"line{number}.overage",
+            verdict.output,
+            [verdict.ledger_id],
+            **(typed if line.rate_value > cap.value else {}),  # type: ignore[arg-type]
+        )
+    )
     if line.rate_value <= cap.value:
         return
-    over = (line.rate_value - cap.value) * Decimal(line.hours)
     if cur != FLAG_CURRENCY or not findings.invoice:
         why = (
             f"flag_invoice_line takes amounts in {FLAG_CURRENCY}"

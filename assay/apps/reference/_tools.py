@@ -242,7 +242,8 @@ FLAG = ToolSpec(
     name="flag_invoice_line",
     # 1.2.0: one flag per invoice line, in any run (a repeat is refused as
     # duplicate_effect unless a person's grant supersedes the earlier flag).
-    version="1.2.0",
+    # 1.3.0: each argument declares the proposition slot it comes from.
+    version="1.3.0",
     side_effect="irreversible",
     idempotency_key=("/invoice", "/line"),
     description="Flag an invoice line to the billing partner as billed above its cap.",
@@ -251,12 +252,34 @@ FLAG = ToolSpec(
         "additionalProperties": False,
         "required": ["invoice", "line", "amount_over_cap", "reason"],
         "properties": {
-            "invoice": {"type": "string", "pattern": "^INV-[0-9]+$"},
-            "line": {"type": "integer", "minimum": 1},
+            # Each fact the flag states comes from a typed proposition of the claims
+            # it rests on (x-assay-role): the invoice of invoice(number), the line and
+            # its overage of one over_cap(line, amount); a policy approves nothing else.
+            "invoice": {
+                "type": "string",
+                "pattern": "^INV-[0-9]+$",
+                "x-assay-role": {"pred": "invoice", "arg": 0},
+            },
+            "line": {
+                "type": "integer",
+                "minimum": 1,
+                "x-assay-role": {"pred": "over_cap", "arg": 0},
+            },
             # In euros: the gate accepts the figure only where a claim the flag
             # rests on (or its evidence) writes it as an amount in EUR.
-            "amount_over_cap": {"type": "number", "exclusiveMinimum": 0, "x-assay-unit": "EUR"},
-            "reason": {"type": "string", "minLength": 1, "maxLength": 500},
+            "amount_over_cap": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "x-assay-unit": "EUR",
+                "x-assay-role": {"pred": "over_cap", "arg": 1},
+            },
+            # The analyst's wording for the billing partner, not a fact a rule tests.
+            "reason": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 500,
+                "x-assay-grounding": "choice",
+            },
         },
     },
     output_schema={
