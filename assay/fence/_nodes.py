@@ -12,7 +12,6 @@ and the intent so that a replayed step never repeats a side effect.
 # pyright: reportTypedDictNotRequiredAccess=false
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any, Protocol
@@ -32,10 +31,11 @@ from assay.fence._review import (
     parse_decision,
     pending_call,
 )
+from assay.fence._settled import call_and_wait, unsettled_action
 from assay.fence._state import FenceState
 from assay.gate import ActionIntent, Handover
 from assay.ledger import LedgerEntry, canonical_json, sha256_hex
-from assay.tool_bus import GrantExists, GrantRequest, ToolNotFound, ToolResult
+from assay.tool_bus import GrantExists, GrantRequest, ToolNotFound
 
 
 class Node(Protocol):
@@ -435,12 +435,16 @@ def _act_one(
     legacy = f"{state['run_id']}/{intent.id}"  # the form before the "intent:" prefix
     if control_plane.bus.call_started(state["run_id"], legacy):
         call_id = legacy  # a run paused across an upgrade replays under its first id
-    result = _call_and_wait(control_plane, state["run_id"], intent, granted, call_id)
+    result = call_and_wait(control_plane, state["run_id"], intent, granted, call_id)
     # Name the grant the call actually ran under: when two processes resumed the
     # same run, the one that lost the race holds another decision than the one used.
     used = control_plane.grants.used_for(state["run_id"], call_id)
     if used is not None:
         granted = {"grant_id": used.id, "approver": used.approver, "via": used.via}
+    grant = {"grant_id": granted.get("grant_id"), "approver": granted.get("approver")}
+    unsettled = unsettled_action(control_plane.bus, state["run_id"], call_id, result)
+    if unsettled is not None:  # cut short by a crash: unknown, or settled since
+        return {**base, **unsettled, **grant}
     if result.ok:
         return {
             **base,
@@ -459,40 +463,3 @@ def _act_one(
         "grant_id": granted.get("grant_id"),
         "approver": granted.get("approver"),
     }
-
-
-_POLL_S = 0.2
-
-
-def _call_and_wait(
-    control_plane: FenceComponents,
-    run_id: str,
-    intent: ActionIntent,
-    granted: Mapping[str, Any],
-    call_id: str,
-) -> ToolResult:
-    """The intent's call through the bus. When another process is running the same
-    call (two processes resumed one run), wait for its result, up to the bus's
-    handler timeout and a margin, rather than report a call that is under way."""
-
-    def once() -> ToolResult:
-        return control_plane.bus.call(
-            run_id,
-            intent.tool,
-            intent.args,
-            version=intent.version,
-            grant_id=granted.get("grant_id"),
-            call_id=call_id,
-            depends_on=intent.depends_on,
-        )
-
-    result = once()
-    deadline = time.monotonic() + (control_plane.bus.timeout_s or 30.0) + 5.0
-    while (
-        result.error is not None
-        and result.error.code == "call_in_progress"
-        and time.monotonic() < deadline
-    ):
-        time.sleep(_POLL_S)
-        result = once()
-    return result

@@ -12,7 +12,7 @@ from assay.gate import Claim
 RunStatus = Literal["answered", "abstained", "awaiting_grant", "failed"]
 #: Where a thread stands: ``running`` while a node runs, else its run's ``RunStatus``.
 ThreadState = Literal["running", "awaiting_grant", "answered", "abstained", "failed"]
-ActionStatus = Literal["executed", "denied", "failed", "not_run"]
+ActionStatus = Literal["executed", "denied", "failed", "not_run", "unknown"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -22,6 +22,15 @@ class ActionRecord:
     ``executed``: the bus ran it (``ledger_id`` is its ``tool_output``); ``denied``: a
     reviewer refused the grant (``reason`` says why); ``failed``: the bus returned a
     structured error (``error``); ``not_run``: its claims were not all entailed.
+
+    ``unknown``: its handler started and its result was never recorded (the process
+    running it was killed), so whether its effect happened is not known; it is never
+    run again under its call id, and is not to be retried blindly. ``error`` (code
+    ``outcome_unknown``) names the call (tool, run, call id, ``tool_call`` ledger
+    entry, the effect's key values) and ``reason`` says how to settle it
+    (``bus.settle_call``). Once settled, the call reads as ``executed`` (performed) or
+    ``not_run`` (not performed), ``ledger_id`` the ``settlement`` entry and ``reason``
+    who settled it and what that releases (nothing: a repeat needs a grant).
     """
 
     intent_id: str

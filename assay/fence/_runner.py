@@ -32,11 +32,15 @@ start row, committed before its handler runs. A resume cut short (the process
 killed after the irreversible call ran) leaves the thread's checkpoint paused, so
 resuming again replays the grant node, which finds its stored decision and the
 grant already issued, and the act node, whose calls carry ids derived from the run
-and the intent: the bus answers a call that ran with its stored result, and one
-whose handler started without a result with ``call_in_progress``; it never runs a
-handler twice. Whoever invokes a fenced graph directly gets LangGraph's default,
-under which a run that broke off can be continued with ``invoke(None, config)``,
-and may pass ``durability="exit"`` for the runner's cost.
+and the intent: the bus answers a call that ran with its stored result; it never
+runs a handler twice. A call whose handler started and never recorded a result (the
+process was killed inside it) is waited for while it may still be running, then
+recovered: its tool's lookup may settle it, else its action is ``unknown`` (never
+``failed``), naming the call and how to settle it (``bus.settle_call``). ``status``
+shows such an action as what it came to once it is settled. Whoever invokes a
+fenced graph directly gets LangGraph's default, under which a run that broke off can
+be continued with ``invoke(None, config)``, and may pass ``durability="exit"`` for
+the runner's cost.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ from assay.fence._decisions import DecisionStore, already_decided
 from assay.fence._fence import FencedGraph, build_result, graph_identity, prepared_input
 from assay.fence._result import RunResult, ThreadStatus
 from assay.fence._review import PendingCall, parse_decision
+from assay.fence._settled import with_settlements
 from assay.fence._state import FenceState
 from assay.fence._threads import GraphIdentity, ThreadRow
 from assay.fence._tracing import invocation_span
@@ -364,6 +369,8 @@ def _thread_status(components: FenceComponents, row: ThreadRow) -> ThreadStatus:
     result = _checkpointed_result(components, row.thread_id)
     if result is not None and result.run_id != row.run_id:
         result = None  # the previous run's: the current one has none yet
+    if result is not None:  # an action whose outcome was unknown may be settled since
+        result = with_settlements(components.bus, result)
     return ThreadStatus(
         thread_id=row.thread_id,
         graph_name=row.graph.name,

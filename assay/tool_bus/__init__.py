@@ -1,5 +1,6 @@
 """The typed tool bus: versioned schema registry, validated calls, structured errors,
-grants bound to the exact call, policy rules, payload validators, LangChain tools."""
+grants bound to the exact call, policy rules, payload validators, LangChain tools, and
+the settling of calls whose outcome a crash left unknown."""
 
 from assay.errors import (
     GrantExists,
@@ -32,6 +33,9 @@ from assay.tool_bus._records import (
     ErrorDetail,
     Grant,
     GrantRequest,
+    Lookup,
+    LookupAnswer,
+    SettledOutcome,
     ToolFailure,
     ToolResult,
     args_sha256,
@@ -39,6 +43,7 @@ from assay.tool_bus._records import (
 from assay.tool_bus._registry import Handler, RegistryView, ToolRegistry
 from assay.tool_bus._run import ExceptionInfo, describe_exception
 from assay.tool_bus._spec import SIDE_EFFECTS, SideEffect, ToolSpec
+from assay.tool_bus._unsettled import Settlement, UnsettledCall
 from assay.tool_bus._validation import argument_errors, json_problems, output_errors
 
 __all__ = [
@@ -64,11 +69,15 @@ __all__ = [
     "InvalidCall",
     "InvalidPolicy",
     "InvalidToolSpec",
+    "Lookup",
+    "LookupAnswer",
     "Policy",
     "PreCheck",
     "RegistryConflict",
     "RegistryView",
     "Rule",
+    "SettledOutcome",
+    "Settlement",
     "SideEffect",
     "ToolBus",
     "ToolBusError",
@@ -78,6 +87,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "UnknownGrant",
+    "UnsettledCall",
     "approver_problems",
     "args_sha256",
     "argument_errors",

@@ -36,7 +36,9 @@ a return value (``tool_output``, or ``invalid_output`` when it breaks the schema
 not JSON, is nested too deep or is over the ledger's content limit), an exception of
 any kind, ``BaseException`` included (``tool_failed``, with its type, bounded message
 and bounded traceback in the error entry), or a timeout (``tool_timeout``). Only a
-database failure while recording can leave a started call without a result.
+database failure while recording, or the process dying while the handler runs, can
+leave a started call without a result: its outcome is then unknown, and
+:class:`~assay.tool_bus._outcomes.CallSettling` recovers and settles it.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from assay.tool_bus._effects import (
     holder,
 )
 from assay.tool_bus._grants import Grants
+from assay.tool_bus._outcomes import CallSettling
 from assay.tool_bus._records import ErrorDetail, GrantRequest, ToolFailure, ToolResult
 from assay.tool_bus._registry import Binding, ToolRegistry
 from assay.tool_bus._results import conflict_body, earlier_result, started
@@ -137,8 +140,10 @@ class _Step:
     args: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
-class ToolBus:
-    """Validates, gates, runs and records proposed tool calls."""
+class ToolBus(CallSettling):
+    """Validates, gates, runs and records proposed tool calls. A call cut short by a
+    crash is reported, recovered and settled by the methods of :class:`CallSettling`
+    (``unsettled``, ``recover``, ``settle_call``, ``settlement``)."""
 
     def __init__(
         self,

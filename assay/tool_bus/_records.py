@@ -1,4 +1,5 @@
-"""The bus's records: structured errors, results, grant requests, grants, claim status.
+"""The bus's records: structured errors, results, grant requests, grants, claim status,
+and what a tool's lookup says of an effect whose outcome is unknown.
 
 Errors are data: a planner reads ``ToolFailure.code`` and ``details`` (JSON pointer,
 message) and fixes its proposal; nothing here is prose meant for a person only, and
@@ -7,7 +8,7 @@ none of it is raised.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -24,6 +25,9 @@ __all__ = [
     "ErrorDetail",
     "Grant",
     "GrantRequest",
+    "Lookup",
+    "LookupAnswer",
+    "SettledOutcome",
     "ToolFailure",
     "ToolResult",
     "args_sha256",
@@ -47,7 +51,12 @@ ErrorCode = Literal[
     "forbidden_path",
     "no_run",
     "duplicate_effect",
+    "outcome_unknown",
+    "outcome_settled",
 ]
+
+#: What a call whose outcome was unknown came to, once settled.
+SettledOutcome = Literal["performed", "not_performed"]
 
 EntailmentLabel = VerdictLabel
 
@@ -197,6 +206,23 @@ class ToolResult:
 
 
 @dataclass(frozen=True, kw_only=True)
+class LookupAnswer:
+    """What a tool's lookup found of one effect, named by its idempotency key: whether
+    it was performed, and what the tool's own system says of it (``detail``, JSON,
+    kept in the settlement's ledger entry)."""
+
+    performed: bool
+    detail: Any = None
+
+
+#: A tool's lookup: given an effect's key values (``{pointer: value}``, as the spec's
+#: ``idempotency_key`` names them), says whether the effect happened: a
+#: :class:`LookupAnswer` (or a plain ``bool``), or ``None`` when it cannot tell. It is
+#: how a call cut short by a crash is settled without a person.
+Lookup = Callable[[dict[str, Any]], "LookupAnswer | bool | None"]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Grant:
     """Permission for one irreversible call: single-use, expiring, bound to the run,
     the call id, tool, version, the arguments' hash and the claim set."""
@@ -227,6 +253,9 @@ class ClaimStatus:
     labels: tuple[str, ...] = ()
     #: The text of each proposition, as verified: what a policy rule may rely on.
     texts: tuple[str, ...] = ()
+    #: The ``(pred, args)`` of each proposition, as verified: what an argument's
+    #: declared role (``x-assay-role``) is read from.
+    slots: tuple[tuple[str | None, tuple[str, ...]], ...] = ()
 
     @property
     def entailed(self) -> bool:

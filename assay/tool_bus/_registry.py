@@ -27,6 +27,7 @@ from assay._db import write_transaction
 from assay.errors import AssayError, InvalidToolSpec, RegistryConflict, ToolNotFound
 from assay.tool_bus import _tables as t
 from assay.tool_bus._diff import PreCheck
+from assay.tool_bus._records import Lookup
 from assay.tool_bus._spec import ToolSpec
 
 __all__ = ["Handler", "RegistryView", "ToolRegistry"]
@@ -43,6 +44,8 @@ class Binding:
     handler: Handler
     timeout_s: float | None
     precheck: PreCheck | None
+    #: Says whether an effect happened, by its key values (settles unknown outcomes).
+    lookup: Lookup | None = None
 
 
 class ToolRegistry:
@@ -61,11 +64,15 @@ class ToolRegistry:
         *,
         timeout_s: float | None = None,
         precheck: PreCheck | None = None,
+        lookup: Lookup | None = None,
     ) -> ToolSpec:
         """Store ``spec`` (once) and bind ``handler`` to it in this process.
 
         ``timeout_s`` overrides the bus's timeout for this tool; ``precheck`` runs on
-        the validated arguments before any grant check or handler.
+        the validated arguments before any grant check or handler; ``lookup`` (a tool
+        with an idempotency key only) tells, from an effect's key values, whether the
+        effect happened, so that a call cut short by a crash can be settled without a
+        person (:meth:`~assay.tool_bus.ToolBus.recover`).
         """
         if not isinstance(spec, ToolSpec):
             raise InvalidToolSpec([f"expected a ToolSpec, got {type(spec).__name__}"])
@@ -73,8 +80,11 @@ class ToolRegistry:
             raise InvalidToolSpec([f"the handler for {spec.ref} is not callable"])
         if timeout_s is not None and not timeout_s > 0:
             raise InvalidToolSpec([f"timeout_s for {spec.ref} must be positive"])
+        if lookup is not None and not (callable(lookup) and spec.idempotency_key):
+            why = "must be callable, and the tool must name its effect by an idempotency_key"
+            raise InvalidToolSpec([f"a lookup for {spec.ref} {why}"])
         self._store(spec)
-        binding = Binding(handler=handler, timeout_s=timeout_s, precheck=precheck)
+        binding = Binding(handler=handler, timeout_s=timeout_s, precheck=precheck, lookup=lookup)
         with self._lock:
             bound = self._bindings.setdefault((spec.name, spec.version), binding)
         if bound is not binding and bound != binding:

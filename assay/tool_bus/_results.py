@@ -4,11 +4,19 @@ A result row is what a replay of the call returns, so a row written into
 ``tool_call_results`` by hand would decide what the planner is told about a call
 that did, or did not, happen. A stored result is returned only when it parses and
 points at a ledger entry of the same run that records the same call id (the
-``tool_output`` or ``error`` entry the bus wrote); otherwise the replay answers
-``stored_result_invalid`` and the handler is still never run again.
+``tool_output`` or ``error`` entry the bus wrote, or the ``settlement`` entry of a
+call whose outcome was unknown until a person or the tool's lookup settled it);
+otherwise the replay answers ``stored_result_invalid`` and the handler is still
+never run again.
+
+A call that started and has no result is ``call_in_progress``: its handler may still
+be running, or the process running it stopped before the result was recorded, and
+then whether its effect happened is unknown (see :mod:`assay.tool_bus._outcomes`).
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -19,7 +27,18 @@ from assay.tool_bus import _tables as t
 from assay.tool_bus._records import ToolFailure, ToolResult
 from assay.tool_bus._validation import Call
 
-__all__ = ["checked_result", "conflict_body", "earlier_result", "started"]
+__all__ = [
+    "RESULT_KINDS",
+    "checked_result",
+    "conflict_body",
+    "earlier_result",
+    "in_progress",
+    "started",
+    "stored_result",
+]
+
+#: The ledger kinds a stored result may point at.
+RESULT_KINDS = frozenset({"tool_output", "error", "settlement"})
 
 
 def checked_result(ledger: Ledger, run_id: str, call_id: str, text: str) -> ToolResult:
@@ -33,7 +52,7 @@ def checked_result(ledger: Ledger, run_id: str, call_id: str, text: str) -> Tool
         result is not None
         and entry is not None
         and entry.run_id == run_id
-        and entry.kind in ("tool_output", "error")
+        and entry.kind in RESULT_KINDS
         and entry.metadata.get("call_id") == call_id
     ):
         return result
@@ -90,18 +109,38 @@ def earlier_result(engine: Engine, ledger: Ledger, call: Call) -> ToolResult | N
             ),
         )
     if done is None:
-        return ToolResult(
-            ok=False,
-            ledger_id=row.call_ledger_id,
-            error=ToolFailure(
-                code="call_in_progress",
-                message=(
-                    f"call {call.call_id!r} started at {row.started_at} and has no result yet; "
-                    "it will not be run again under this call id"
-                ),
-            ),
-        )
+        return in_progress(call.call_id, row.call_ledger_id, row.started_at)
     return checked_result(ledger, call.run_id, call.call_id, done)
+
+
+def in_progress(call_id: str, call_ledger_id: str, started_at: datetime) -> ToolResult:
+    """``call_in_progress``: the call started and has no result. Nothing here can tell
+    a handler still running from one whose process stopped, so the message says both,
+    and that the call is never run again either way."""
+    return ToolResult(
+        ok=False,
+        ledger_id=call_ledger_id,
+        error=ToolFailure(
+            code="call_in_progress",
+            message=(
+                f"call {call_id!r} started at {started_at} and has no result yet: its "
+                "handler is still running, or its process stopped and whether it took "
+                "effect is unknown (ToolBus.recover reports which, settle_call settles it); "
+                "it will not be run again under this call id"
+            ),
+        ),
+    )
+
+
+def stored_result(engine: Engine, ledger: Ledger, run_id: str, call_id: str) -> ToolResult | None:
+    """The stored result of ``call_id`` in ``run_id``, checked; ``None`` without one."""
+    with engine.connect() as conn:
+        done = conn.execute(
+            sa.select(t.results.c.result_json).where(
+                t.results.c.run_id == run_id, t.results.c.call_id == call_id
+            )
+        ).scalar()
+    return None if done is None else checked_result(ledger, run_id, call_id, done)
 
 
 def started(engine: Engine, run_id: str, call_id: str) -> bool:

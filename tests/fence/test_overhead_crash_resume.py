@@ -12,8 +12,8 @@ runs) and its result. These tests kill the process (SIGKILL: nothing is cleaned 
 - during a resume, after the irreversible call ran and was recorded: resuming again
   answers with that call's result, and the call is not made again;
 - during a resume, inside the irreversible handler, after its effect and before the
-  bus recorded anything: resuming again reports ``call_in_progress`` and never runs
-  the handler a second time;
+  bus recorded anything: resuming again reports the action ``unknown``
+  (``outcome_unknown``) and never runs the handler a second time;
 - during a first run whose call a policy rule approved, after the call: the thread
   has no checkpoint, and the runner refuses to run the thread again.
 
@@ -66,7 +66,11 @@ PAY = ToolSpec(
         "type": "object",
         "required": ["invoice", "amount"],
         "additionalProperties": False,
-        "properties": {"invoice": {"type": "string"}, "amount": {"type": "integer"}},
+        # A policy approves arguments bound to a verified proposition: due(invoice, amount).
+        "properties": {
+            "invoice": {"type": "string", "x-assay-role": {"pred": "due", "arg": 0}},
+            "amount": {"type": "integer", "x-assay-role": {"pred": "due", "arg": 1}},
+        },
     },
     output_schema={"type": "string"},
 )
@@ -119,7 +123,15 @@ def _graph(cp: ControlPlane, *, policy: bool) -> FencedGraph:
             "type": "Assertion",
             "text": NOTE_TEXT,
             "confidence": 0.9,
-            "propositions": [{"id": "c1.p", "text": NOTE_TEXT, "ledger_ids": [note.ledger_id]}],
+            "propositions": [
+                {
+                    "id": "c1.p",
+                    "text": NOTE_TEXT,
+                    "pred": "due",
+                    "args": ["INV-7", "EUR 120"],
+                    "ledger_ids": [note.ledger_id],
+                }
+            ],
         }
         intent = {
             "id": "a1",
@@ -220,7 +232,7 @@ def test_a_resume_killed_inside_the_handler_never_runs_it_again(db_url: str, out
     code, out, err = _worker("resume", db_url, "thr_in_call")
     assert code == 0, err
     status, [(action, output, error)] = json.loads(out)
-    assert (status, action, output, error) == ("answered", "failed", None, "call_in_progress")
+    assert (status, action, output, error) == ("answered", "unknown", None, "outcome_unknown")
     assert len(_payments(outbox)) == 1
 
 
