@@ -8,11 +8,12 @@ argument only where a verified proposition states it in its role.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assay import ControlPlane
@@ -252,6 +253,50 @@ def test_prior_effect_finds_a_repeat_however_it_is_spelled(plane: ControlPlane) 
         held = plane.bus.prior_effect("close_ticket", {"ticket": spelled})
         assert held is not None and held.run_id == run, spelled
     assert plane.bus.prior_effect("close_ticket", {"ticket": "OPS-12345"}) is None
+
+
+#: ``ASSAY_LONG_PROPERTIES=1`` runs the engine property with 1,000 examples per engine.
+_ENGINE_EXAMPLES = 1000 if os.environ.get("ASSAY_LONG_PROPERTIES") == "1" else 40
+
+
+@settings(
+    max_examples=_ENGINE_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(pair=_spellings())
+def test_a_spelling_the_gate_grounds_is_found_as_the_performed_effect(
+    performed: ControlPlane, pair: tuple[str, str]
+) -> None:
+    """On each engine: the effect of ``value`` was performed; any spelling the gate
+    grounds by the same evidence is that effect for ``prior_effect`` (and the bus)."""
+    value, spelled = pair
+    evidence = f"The record names {value} and nothing else."
+    if ungrounded_values({"ticket": spelled}, KEYED.input_schema, [evidence], exact=["/ticket"]):
+        return
+    held = performed.bus.prior_effect("close_ticket", {"ticket": spelled})
+    assert held is not None and held.key_values == {"/ticket": canonical_value(value)}
+
+
+@pytest.fixture
+def performed(plane: ControlPlane) -> ControlPlane:
+    """A plane where ``close_ticket`` has performed the effect of each base value."""
+    plane.registry.register(KEYED, _closed)
+    plane.grants.claim_status_source = StandInClaims(
+        labels={"c1": ("entailment",)}, texts={"c1": ("The tickets are resolved.",)}
+    )
+    run = plane.ledger.start_run()
+    for n, value in enumerate(["OPS-1234", "3f9a2c1d7e8b", "bob@example.org", "db-1.internal"]):
+        args = {"ticket": value}
+        request = GrantRequest.for_call(
+            run, KEYED.name, KEYED.version, args, ("c1",), call_id=f"k{n}"
+        )
+        grant = plane.grants.issue(run, request, approver="rita")
+        done = plane.bus.call(
+            run, KEYED.name, args, grant_id=grant.id, call_id=f"k{n}", depends_on=("c1",)
+        )
+        assert done.ok, done.error
+    return plane
 
 
 def _closed(args: dict[str, Any]) -> dict[str, Any]:
