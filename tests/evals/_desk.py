@@ -55,12 +55,28 @@ def _place(args: dict[str, Any]) -> dict[str, Any]:
     return {"order": len(PLACED)}
 
 
+#: The order as a choice of the desk, not a fact (``x-assay-grounding: choice``):
+#: what lets a policy approve it without a role, so the regression below runs twice.
+PLACE_ORDER_AS_CHOSEN = replace(
+    PLACE_ORDER,
+    version="1.1.0",
+    input_schema={
+        **PLACE_ORDER.input_schema,
+        "properties": {
+            "sku": {"type": "string", "x-assay-grounding": "choice"},
+            "units": {"type": "integer", "minimum": 1, "x-assay-grounding": "choice"},
+        },
+    },
+)
+
+
 def _install(registry: ToolRegistry) -> None:
     with _LOCK:
         if registry not in _INSTALLED:
             registry.register(READ_DOCUMENT, _read)
             registry.register(PLACE_ORDER, _place)
             registry.register(PLACE_ORDER_UNGUARDED, _place)
+            registry.register(PLACE_ORDER_AS_CHOSEN, _place)
             _INSTALLED.add(registry)
 
 
@@ -91,6 +107,7 @@ def _desk(
     twice: bool = False,
     unguarded: bool = False,
     own_words: bool = False,
+    order_version: str = "1.0.0",
 ) -> Any:
     def agent(state: FenceState) -> dict[str, Any]:
         run_id = state.get("run_id", "")
@@ -115,18 +132,22 @@ def _desk(
             cp.bus.call(run_id, "place_order", order, version="2.0.0")
         elif order:
             depends = [c["id"] for c in claims]
-            intents = [_intent(f"o{n}", order, depends) for n in range(1, 3 if twice else 2)]
+            intents = [
+                _intent(f"o{n}", order, depends, order_version) for n in range(1, 3 if twice else 2)
+            ]
         handover = {"run_id": run_id, "from_agent": "desk", "status": "ok", "claims": claims}
         return {"handover": {**handover, "action_intents": intents}}
 
     return agent
 
 
-def _intent(intent_id: str, args: dict[str, Any], depends_on: list[str]) -> dict[str, Any]:
+def _intent(
+    intent_id: str, args: dict[str, Any], depends_on: list[str], version: str
+) -> dict[str, Any]:
     return {
         "id": intent_id,
         "tool": "place_order",
-        "version": "1.0.0",
+        "version": version,
         "requires_grant": True,
         "args": args,
         "depends_on": depends_on,
@@ -148,11 +169,15 @@ AUTO_APPROVE_ORDERS = {
 
 
 def _fenced(
-    cp: FenceComponents, *, policy: Mapping[str, Any] | None = None, **regression: bool
+    cp: FenceComponents,
+    *,
+    policy: Mapping[str, Any] | None = None,
+    order_version: str = "1.0.0",
+    **regression: bool,
 ) -> FencedGraph:
     _install(cp.registry)
     return fence(
-        _desk(cp, **regression),
+        _desk(cp, order_version=order_version, **regression),
         control_plane=cp,
         name=NAME,
         max_evidence_rounds=1,
@@ -190,4 +215,4 @@ def graph_unguarded(cp: FenceComponents) -> FencedGraph:
 def graph_policy_orders_twice(cp: FenceComponents) -> FencedGraph:
     """A regression: an auto-approval policy, and the same order proposed twice, so
     the policy runs it twice with no reviewer asked."""
-    return _fenced(cp, policy=AUTO_APPROVE_ORDERS, twice=True)
+    return _fenced(cp, policy=AUTO_APPROVE_ORDERS, twice=True, order_version="1.1.0")
