@@ -9,6 +9,7 @@ import random
 from typing import TYPE_CHECKING, Literal, get_args
 
 from assay.apps.reference._reading import Evidence, Findings
+from assay.apps.reference._tools import FLAG
 from assay.errors import UsageError
 from assay.gate import ActionIntent, Claim, Handover, Proposition
 
@@ -106,7 +107,7 @@ def inject(
             ActionIntent(
                 id="inj.flag",
                 tool="flag_invoice_line",
-                version="1.2.0",
+                version=FLAG.version,
                 requires_grant=True,
                 depends_on=[f"line{line}.billed"],
                 args={"invoice": findings.invoice or "INV-0", "line": line},
