@@ -178,14 +178,13 @@ def _cite(messages: Sequence[BaseMessage], needle: str) -> tuple[str, str]:
     raise AssertionError(f"no tool result contains {needle!r}")
 
 
-def _claim(cid: str, text: str, ledger_id: str) -> dict[str, Any]:
-    return {
-        "id": cid,
-        "type": "Assertion",
-        "text": text,
-        "confidence": 0.9,
-        "propositions": [{"id": f"{cid}.p", "text": text, "ledger_ids": [ledger_id]}],
-    }
+def _claim(cid: str, text: str, ledger_id: str, *typed: Any) -> dict[str, Any]:
+    """A claim; ``typed`` (pred, args) types its proposition, which the flag's
+    declared roles read its arguments from."""
+    prop: dict[str, Any] = {"id": f"{cid}.p", "text": text, "ledger_ids": [ledger_id]}
+    if typed:
+        prop.update(pred=typed[0], args=list(typed[1]))
+    return {"id": cid, "type": "Assertion", "text": text, "confidence": 0.9, "propositions": [prop]}
 
 
 def draft(messages: Sequence[BaseMessage], *, invent: bool = False) -> dict[str, Any]:
@@ -195,19 +194,25 @@ def draft(messages: Sequence[BaseMessage], *, invent: bool = False) -> dict[str,
     cap, _ = _cite(messages, "senior associates is capped at EUR 380")
     over, over_text = _cite(messages, "above the cap")
     claims = [
-        _claim("invoice", "The invoice under audit is INV-4421.", INVENTED if invent else invoice),
+        _claim(
+            "invoice",
+            "The invoice under audit is INV-4421.",
+            INVENTED if invent else invoice,
+            "invoice",
+            ["INV-4421"],
+        ),
         _claim(
             "line14.billed", "Line 14 bills 12.5 h at EUR 450/h for a senior associate.", billed
         ),
         _claim(
             "line14.cap", "The engagement letter caps senior associates at EUR 380 per hour.", cap
         ),
-        _claim("line14.overage", over_text, over),
+        _claim("line14.overage", over_text, over, "over_cap", ["Line 14", "EUR 875.00"]),
     ]
     flag = {
         "id": "flag14",
         "tool": "flag_invoice_line",
-        "version": "1.2.0",
+        "version": "1.3.0",
         "requires_grant": True,
         "depends_on": [c["id"] for c in claims],
         "args": {
