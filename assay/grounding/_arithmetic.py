@@ -28,7 +28,10 @@ The search is bounded whatever the evidence: at most :data:`MAX_OPERANDS` values
 per claim number, pairs only (never larger subsets, except whole columns or the
 rows a claim names), :data:`MAX_DATES` dates per evidence text and
 :data:`MAX_RECORDS` records counted; so at most a few thousand candidate results
-per claim number.
+per claim number. What every number of a claim reads alike (the claim's sentences
+and words, the evidence values that can be operands, the records that name a word)
+is read once per claim, on a :class:`~assay.grounding._worksheet.Worksheet`, so that
+the cost grows with the claim and the evidence, not with their product or square.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from typing import Literal
 from assay.grounding._evidence import EvidenceIndex, Value
 from assay.grounding._quantities import Quantity
 from assay.grounding._units import currency_of, dollar_like, measure
+from assay.grounding._worksheet import Worksheet, claim_words
 
 __all__ = [
     "CUES",
@@ -53,6 +57,7 @@ __all__ = [
     "Miscalculation",
     "Operand",
     "Operation",
+    "claim_words",
     "compute",
 ]
 
@@ -105,14 +110,6 @@ CUES: dict[Cue, re.Pattern[str]] = {
         re.I,
     ),
 }
-_SENTENCE = re.compile(r"[^.!?;]*(?:[.!?;](?!\d)|$)")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}|\d+[A-Za-z][A-Za-z0-9-]*|[A-Z]{2,}\d*")
-_COMMON_WORDS = """
-    the and for with that this from were was are has have had which whom who their them
-    they its into onto over under than then there here been also both each all any some
-    none not only more less most least per after before while when where what total
-"""
-_COMMON = frozenset(_COMMON_WORDS.split())
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -164,26 +161,22 @@ class Miscalculation:
 
 def cues_near(text: str, start: int, end: int) -> dict[str, str]:
     """The cue words of the sentence of ``text`` that holds ``start:end``."""
-    sentence = _sentence_of(text, start, end)
-    found: dict[str, str] = {}
-    for cue, pattern in CUES.items():
-        m = pattern.search(sentence)
-        if m is not None:
-            found[cue] = m.group()
-    return found
+    return _cues(Worksheet(text, ()), start, end)
 
 
-def _sentence_of(text: str, start: int, end: int) -> str:
-    for m in _SENTENCE.finditer(text):
-        if m.start() <= start and end <= max(m.end(), m.start() + 1):
-            return m.group()
-    return text
+def _cues(sheet: Worksheet, start: int, end: int) -> dict[str, str]:
+    """:func:`cues_near` on a worksheet's claim: each sentence is read once."""
+    number, sentence = sheet.sentence(start, end)
 
+    def read() -> dict[str, str]:
+        found: dict[str, str] = {}
+        for cue, pattern in CUES.items():
+            m = pattern.search(sentence)
+            if m is not None:
+                found[cue] = m.group()
+        return found
 
-def claim_words(text: str) -> list[str]:
-    """Words of a claim that may name rows of the evidence (``DUB1``, ``Eastgate``)."""
-    words = [w for w in _WORD.findall(text) if w.lower() not in _COMMON]
-    return list(dict.fromkeys(words))
+    return dict(sheet.cached(("cues", number), read))
 
 
 # --- operands -----------------------------------------------------------------------
@@ -234,26 +227,37 @@ def _expr(unit: str) -> str:
     return "1 " + unit if unit.startswith("/") else unit
 
 
-def _candidates(
-    claim: Quantity, indexes: Sequence[EvidenceIndex], mentioned: set[tuple[int, int, int]]
-) -> list[_Candidate]:
-    found: list[_Candidate] = []
-    for doc, index in enumerate(indexes):
-        for value in index.values:
-            q = value.quantity
-            for converted in _in_claim_unit(value, claim):
-                found.append(
-                    _Candidate(
-                        operand=Operand(
-                            value=converted, text=q.text, document=doc, start=q.start, end=q.end
-                        ),
-                        record=(doc, value.record),
-                        series=(doc, value.series) if value.series else None,
-                        in_claim=(doc, q.start, q.end) in mentioned,
+def _unit_key(claim: Quantity) -> str | None:
+    """What the evidence values read in the claim's unit depend on: its unit, or
+    nothing for a plain number or count (:func:`_in_claim_unit`)."""
+    return None if claim.kind in ("count", "number") else f"unit:{claim.unit}"
+
+
+def _candidates(claim: Quantity, sheet: Worksheet) -> list[_Candidate]:
+    """The evidence values read in the claim's unit, those the claim names first, at
+    most :data:`MAX_OPERANDS` of them: read once per unit on the worksheet."""
+
+    def read() -> list[_Candidate]:
+        found: list[_Candidate] = []
+        for doc, index in enumerate(sheet.indexes):
+            for value in index.values:
+                q = value.quantity
+                for converted in _in_claim_unit(value, claim):
+                    operand = Operand(
+                        value=converted, text=q.text, document=doc, start=q.start, end=q.end
                     )
-                )
-    found.sort(key=lambda c: not c.in_claim)
-    return found[:MAX_OPERANDS]
+                    found.append(
+                        _Candidate(
+                            operand=operand,
+                            record=(doc, value.record),
+                            series=(doc, value.series) if value.series else None,
+                            in_claim=(doc, q.start, q.end) in sheet.mentioned,
+                        )
+                    )
+        found.sort(key=lambda c: not c.in_claim)
+        return found[:MAX_OPERANDS]
+
+    return sheet.cached(("candidates", _unit_key(claim)), read)
 
 
 # --- the search ---------------------------------------------------------------------
@@ -265,48 +269,49 @@ def compute(
     indexes: Sequence[EvidenceIndex],
     *,
     mentioned: Iterable[tuple[int, int, int]] = (),
+    sheet: Worksheet | None = None,
 ) -> Computation | Miscalculation | None:
     """The computation over ``indexes`` that gives ``claim``, where a cue of
     ``claim_text`` says it is one; else the miscalculation the cue describes, or
     ``None``. ``mentioned`` are the ``(document, start, end)`` evidence spans of the
-    claim's other values (operands the claim names)."""
-    cues = cues_near(claim_text, claim.start, claim.end)
+    claim's other values (operands the claim names).
+
+    ``sheet``, where given, is the worksheet of ``claim_text`` over ``indexes`` and
+    ``mentioned``, kept from one value of the claim to the next so that what they
+    all read is read once (one is made where none is given)."""
+    if sheet is None:
+        sheet = Worksheet(claim_text, indexes, mentioned)
+    cues = _cues(sheet, claim.start, claim.end)
     if claim.noun and "count" not in cues:
         cues["count"] = claim.noun  # "three orders": the counted noun says it is a count
     if not cues or len(claim.values) == 0:
         return None
-    seen = set(mentioned)
-    candidates = _candidates(claim, indexes, seen)
-    for found in _searches(claim, claim_text, cues, candidates, indexes, seen):
+    candidates = _candidates(claim, sheet)
+    for found in _searches(claim, cues, candidates, sheet):
         if _matches(found.result, claim):
             return found
-    return _miscalculation(claim, cues, candidates, indexes, claim_words(claim_text))
+    return _miscalculation(claim, cues, candidates, sheet)
 
 
 def _searches(
-    claim: Quantity,
-    claim_text: str,
-    cues: dict[str, str],
-    candidates: list[_Candidate],
-    indexes: Sequence[EvidenceIndex],
-    mentioned: set[tuple[int, int, int]],
+    claim: Quantity, cues: dict[str, str], candidates: list[_Candidate], sheet: Worksheet
 ) -> Iterator[Computation]:
     from assay.grounding._counting import counts, elapsed, products
 
     if "sum" in cues:
-        yield from _sums(candidates, claim, cues["sum"], claim_words(claim_text), indexes)
+        yield from _sums(candidates, claim, cues["sum"], sheet)
     if "difference" in cues or _both_named(candidates):
         cue = cues.get("difference", "named operands")
         yield from _differences(candidates, claim, cue)
     if "percentage" in cues and claim.kind == "percent":
-        yield from _percentages(claim, indexes, cues["percentage"])
+        yield from _percentages(sheet, cues["percentage"])
     if cues.keys() & {"product", "ratio", "percentage", "sum"}:
-        yield from products(claim, indexes, cues, mentioned)
+        yield from products(claim, sheet, cues)
     if claim.kind in ("count", "number") and ("count" in cues or claim.noun):
-        yield from counts(claim, claim_text, indexes, cues.get("count", claim.noun or ""))
+        yield from counts(claim, sheet, cues.get("count", claim.noun or ""))
     if "elapsed" in cues or "difference" in cues:
         cue = cues.get("elapsed") or cues.get("difference", "")
-        yield from elapsed(claim, claim_text, indexes, cue)
+        yield from elapsed(claim, sheet, cue)
 
 
 def _matches(result: Decimal, claim: Quantity) -> bool:
@@ -350,11 +355,7 @@ def _both_named(candidates: list[_Candidate]) -> bool:
 
 
 def _sums(
-    candidates: list[_Candidate],
-    claim: Quantity,
-    cue: str,
-    words: list[str],
-    indexes: Sequence[EvidenceIndex],
+    candidates: list[_Candidate], claim: Quantity, cue: str, sheet: Worksheet
 ) -> Iterator[Computation]:
     """Sums over one column or field: all of it, its positive and negative parts,
     the rows that name a word of the claim, all but one row, two of its values."""
@@ -364,8 +365,9 @@ def _sums(
             continue
         name = series[1]
         if excluding:  # "leaving out the cancelled booking": all rows but the one it names
+            words = set(sheet.words)
             for left_out in members:
-                if any(_record_names(indexes, left_out.record, w) for w in words):
+                if sheet.words_of(left_out.record) & words:
                     rest = [c for c in members if c is not left_out]
                     yield _sum(rest, claim, cue, f"{name} without {left_out.operand.text}")
             continue
@@ -375,10 +377,8 @@ def _sums(
         for part, label in ((positive, "positive"), (negative, "negative")):
             if 1 < len(part) < len(members):
                 yield _sum(part, claim, cue, f"the {label} values of {name}")
-        for word in words:
-            named = [c for c in members if _record_names(indexes, c.record, word)]
-            if 1 < len(named) < len(members):
-                yield _sum(named, claim, cue, f"the {name} of the rows naming {word}")
+        for word, named in _rows_naming(claim, sheet, series, members):
+            yield _sum(named, claim, cue, f"the {name} of the rows naming {word}")
         for a, b in itertools.combinations(members, 2):
             yield _sum([a, b], claim, cue, f"two values of {name}")
 
@@ -391,16 +391,27 @@ def _by_series(candidates: list[_Candidate]) -> dict[tuple[int, str], list[_Cand
     return groups
 
 
-def _record_names(indexes: Sequence[EvidenceIndex], record: tuple[int, int], word: str) -> bool:
-    index = indexes[record[0]]
-    lines = index.records
-    if not 0 <= record[1] < len(lines):
-        return False
-    start, end = lines[record[1]]
-    return (
-        re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", index.view_text[start:end])
-        is not None
-    )
+def _rows_naming(
+    claim: Quantity, sheet: Worksheet, series: tuple[int, str], members: list[_Candidate]
+) -> list[tuple[str, list[_Candidate]]]:
+    """Each word of the claim, in order, with the members of ``series`` whose records
+    write it, where that is more than one of them and not all: the rows a sum over
+    the rows the claim names adds up. Read once per series (the members are the same
+    for every value of the claim in one unit), looking up only the words the
+    members' records write."""
+
+    def read() -> list[tuple[str, list[_Candidate]]]:
+        written = frozenset().union(*(sheet.words_of(c.record) for c in members))
+        found: list[tuple[str, list[_Candidate]]] = []
+        for word in sheet.words:
+            if word not in written:
+                continue
+            named = [c for c in members if word in sheet.words_of(c.record)]
+            if 1 < len(named) < len(members):
+                found.append((word, named))
+        return found
+
+    return sheet.cached(("rows naming", _unit_key(claim), series), read)
 
 
 def _sum(members: list[_Candidate], claim: Quantity, cue: str, detail: str) -> Computation:
@@ -431,16 +442,15 @@ def _differences(candidates: list[_Candidate], claim: Quantity, cue: str) -> Ite
         )
 
 
-def _percentages(
-    claim: Quantity, indexes: Sequence[EvidenceIndex], cue: str
-) -> Iterator[Computation]:
+def _percentages(sheet: Worksheet, cue: str) -> Iterator[Computation]:
     """``a`` as a percentage of ``b``, two values of one record or column."""
-    values = [
+    single = (
         (doc, v)
-        for doc, index in enumerate(indexes)
+        for doc, index in enumerate(sheet.indexes)
         for v in index.values
         if len(v.quantity.values) == 1
-    ][:MAX_OPERANDS]
+    )
+    values = list(itertools.islice(single, MAX_OPERANDS))
     for (da, a), (db, b) in itertools.permutations(values, 2):
         same_place = da == db and (a.record == b.record or (a.series and a.series == b.series))
         x, y = next(iter(a.quantity.values)), next(iter(b.quantity.values))
@@ -461,11 +471,7 @@ def _operand(doc: int, value: Value, x: Decimal) -> Operand:
 
 
 def _natural_sums(
-    candidates: list[_Candidate],
-    claim: Quantity,
-    cue: str,
-    words: list[str],
-    indexes: Sequence[EvidenceIndex],
+    candidates: list[_Candidate], claim: Quantity, cue: str, sheet: Worksheet
 ) -> list[Computation]:
     """The sums a claim describes: over the rows it names, else over whole columns."""
     named: list[Computation] = []
@@ -474,19 +480,13 @@ def _natural_sums(
         if len(members) < 2:
             continue
         whole.append(_sum(members, claim, cue, f"all of {series[1]}"))
-        for word in words:
-            rows = [c for c in members if _record_names(indexes, c.record, word)]
-            if 1 < len(rows) < len(members):
-                named.append(_sum(rows, claim, cue, f"the {series[1]} of the rows naming {word}"))
+        for word, rows in _rows_naming(claim, sheet, series, members):
+            named.append(_sum(rows, claim, cue, f"the {series[1]} of the rows naming {word}"))
     return named or whole
 
 
 def _miscalculation(
-    claim: Quantity,
-    cues: dict[str, str],
-    candidates: list[_Candidate],
-    indexes: Sequence[EvidenceIndex],
-    words: list[str],
+    claim: Quantity, cues: dict[str, str], candidates: list[_Candidate], sheet: Worksheet
 ) -> Miscalculation | None:
     """What the computation the claim describes gives instead: the difference of
     the two values it names, or (for a sum) the column total nearest to it."""
@@ -498,7 +498,7 @@ def _miscalculation(
     if "difference" in cues and len(named) == 2:
         options += list(_differences(named, claim, cues["difference"]))
     if "sum" in cues and not options:
-        options += _natural_sums(candidates, claim, cues["sum"], words, indexes)
+        options += _natural_sums(candidates, claim, cues["sum"], sheet)
     near = [o for o in options if o.result != 0 and Decimal("0.5") <= claimed / o.result <= 2]
     if not near:
         return None

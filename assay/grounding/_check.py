@@ -19,6 +19,7 @@ from assay.grounding._arithmetic import Computation, Miscalculation, compute
 from assay.grounding._dates import DateMention, find_dates, same_date
 from assay.grounding._evidence import EvidenceIndex, index_evidence
 from assay.grounding._quantities import Quantity, find_quantities, supports
+from assay.grounding._worksheet import Worksheet
 
 __all__ = [
     "ClaimValue",
@@ -114,7 +115,37 @@ def check_values(claim: str, evidence: Sequence[str]) -> list[ValueCheck]:
 
 def check_indexed(claim: str, evidence: Sequence[tuple[str, EvidenceIndex]]) -> list[ValueCheck]:
     """:func:`check_values` over evidence already indexed: ``(text, index)`` pairs,
-    each index made by :func:`evidence_index` (or ``index_evidence``) of its text."""
+    each index made by :func:`evidence_index` (or ``index_evidence``) of its text.
+
+    The last answer is kept: the gate asks once for each amount of a claim
+    (:func:`assay.gate.computed_in`), each time over the same indexes, and every
+    answer costs as much as the whole claim."""
+    pairs = tuple(evidence)
+    last = _LAST[0]
+    if last is not None and last[0] == claim and _same_evidence(last[1], pairs):
+        return list(last[2])
+    out = _check_indexed(claim, pairs)
+    _LAST[0] = (claim, pairs, tuple(out))
+    return out
+
+
+#: The last claim :func:`check_indexed` checked, over what, and its answer.
+_LAST: list[tuple[str, tuple[tuple[str, EvidenceIndex], ...], tuple[ValueCheck, ...]] | None] = [
+    None
+]
+
+
+def _same_evidence(
+    a: Sequence[tuple[str, EvidenceIndex]], b: Sequence[tuple[str, EvidenceIndex]]
+) -> bool:
+    """The same texts with the very same indexes (an index is not compared by value:
+    that would cost as much as making it)."""
+    return len(a) == len(b) and all(
+        x[1] is y[1] and x[0] == y[0] for x, y in zip(a, b, strict=True)
+    )
+
+
+def _check_indexed(claim: str, evidence: Sequence[tuple[str, EvidenceIndex]]) -> list[ValueCheck]:
     indexes = [index.bound(text) for text, index in evidence]
     checks = [_occurrence(value, indexes) for value in claim_values(claim)]
     mentioned = {
@@ -122,11 +153,13 @@ def check_indexed(claim: str, evidence: Sequence[tuple[str, EvidenceIndex]]) -> 
         for c in checks
         if c.occurrence is not None
     }
+    # What the computations of the claim's values all read, read once for them all.
+    sheet = Worksheet(claim, indexes, mentioned)
     out: list[ValueCheck] = []
     for check in checks:
         quantity = check.value.quantity
         if check.status == "missing" and quantity is not None:
-            out.append(_computed(check, quantity, claim, indexes, mentioned))
+            out.append(_computed(check, quantity, sheet))
         else:
             out.append(check)
     return out
@@ -171,14 +204,8 @@ def _found(value: ClaimValue, doc: int, start: int, end: int, text: str) -> Valu
     return ValueCheck(value=value, status="found", occurrence=occurrence)
 
 
-def _computed(
-    check: ValueCheck,
-    quantity: Quantity,
-    claim: str,
-    indexes: Sequence[EvidenceIndex],
-    mentioned: set[tuple[int, int, int]],
-) -> ValueCheck:
-    result = compute(quantity, claim, indexes, mentioned=mentioned)
+def _computed(check: ValueCheck, quantity: Quantity, sheet: Worksheet) -> ValueCheck:
+    result = compute(quantity, sheet.text, sheet.indexes, sheet=sheet)
     if isinstance(result, Computation):
         return ValueCheck(value=check.value, status="computed", computation=result)
     if isinstance(result, Miscalculation):

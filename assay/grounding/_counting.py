@@ -5,6 +5,9 @@ claim's unit, counts of listed items, and time elapsed between two dates or time
 Each is a generator of candidate :class:`Computation` records, bounded as the
 module docstring of :mod:`assay.grounding._arithmetic` says: pairs only, at most
 ``MAX_OPERANDS`` values and ``MAX_DATES`` dates per text, ``MAX_RECORDS`` records.
+What does not depend on the claim's value (the pairs of evidence values and the
+units they give, the sizes of lists, the records naming each word, the dates the
+claim names) is read once per claim, on its worksheet.
 """
 
 from __future__ import annotations
@@ -22,12 +25,12 @@ from assay.grounding._arithmetic import (
     MAX_RECORDS,
     Computation,
     Operand,
-    claim_words,
 )
-from assay.grounding._dates import DateMention
+from assay.grounding._dates import DateMention, find_dates, same_date
 from assay.grounding._evidence import EvidenceIndex, Value
 from assay.grounding._quantities import Quantity
 from assay.grounding._units import measure
+from assay.grounding._worksheet import Worksheet
 
 __all__ = ["counts", "elapsed", "products"]
 
@@ -65,15 +68,37 @@ def _combine(a: _Dims, b: _Dims, sign: int) -> _Dims:
     return tuple(sorted((k, v) for k, v in out.items() if v))
 
 
-def _factors(
-    indexes: Sequence[EvidenceIndex], mentioned: set[tuple[int, int, int]]
-) -> list[_Factor]:
-    found: list[_Factor] = []
-    for doc, index in enumerate(indexes):
-        for value in index.values:
-            found += _readings(doc, value, mentioned)
-    found.sort(key=lambda f: not f.named)
-    return found[: 2 * MAX_OPERANDS]
+def _factors(sheet: Worksheet) -> list[_Factor]:
+    def read() -> list[_Factor]:
+        found: list[_Factor] = []
+        for doc, index in enumerate(sheet.indexes):
+            for value in index.values:
+                found += _readings(doc, value, sheet.mentioned)
+        found.sort(key=lambda f: not f.named)
+        return found[: 2 * MAX_OPERANDS]
+
+    return sheet.cached("factors", read)
+
+
+def _pairs(sheet: Worksheet) -> dict[_Dims, list[tuple[str, _Factor, _Factor]]]:
+    """The products and ratios of two factors of one record or named by the claim,
+    in the order they are tried, by the dimension of their result: a value of the
+    claim tries only those in its own dimension."""
+
+    def read() -> dict[_Dims, list[tuple[str, _Factor, _Factor]]]:
+        found: dict[_Dims, list[tuple[str, _Factor, _Factor]]] = {}
+        for a, b in itertools.combinations(_factors(sheet), 2):
+            if not (a.named or b.named or a.record == b.record) or a.operand == b.operand:
+                continue
+            found.setdefault(_combine(a.dims, b.dims, 1), []).append(("product", a, b))
+            for top, bottom in ((a, b), (b, a)):
+                if bottom.base:
+                    found.setdefault(_combine(top.dims, bottom.dims, -1), []).append(
+                        ("ratio", top, bottom)
+                    )
+        return found
+
+    return sheet.cached("pairs", read)
 
 
 def _readings(doc: int, value: Value, mentioned: set[tuple[int, int, int]]) -> list[_Factor]:
@@ -101,12 +126,7 @@ def _readings(doc: int, value: Value, mentioned: set[tuple[int, int, int]]) -> l
     return out
 
 
-def products(
-    claim: Quantity,
-    indexes: Sequence[EvidenceIndex],
-    cues: Mapping[str, str],
-    mentioned: set[tuple[int, int, int]],
-) -> Iterator[Computation]:
+def products(claim: Quantity, sheet: Worksheet, cues: Mapping[str, str]) -> Iterator[Computation]:
     """``a x b`` and ``a / b`` whose units give the claim's (hours x rate, quantity
     x price, total ÷ nights), and ``p% of a``; the two of one record or one named by
     the claim."""
@@ -114,19 +134,15 @@ def products(
     if target is None:
         return
     scale, dims = target
-    factors = _factors(indexes, mentioned)
     cue = next(iter(cues.values()), "")
-    for a, b in itertools.combinations(factors, 2):
-        if not (a.named or b.named or a.record == b.record) or a.operand == b.operand:
-            continue
-        if ("product" in cues or "sum" in cues) and _combine(a.dims, b.dims, 1) == dims:
+    multiply, divide = "product" in cues or "sum" in cues, "ratio" in cues
+    for operation, a, b in _pairs(sheet).get(dims, ()):
+        if operation == "product" and multiply:
             yield _two("product", a, b, a.base * b.base / scale, claim, cue)
-        if "ratio" in cues:
-            for top, bottom in ((a, b), (b, a)):
-                if bottom.base and _combine(top.dims, bottom.dims, -1) == dims:
-                    yield _two("ratio", top, bottom, top.base / bottom.base / scale, claim, cue)
+        elif operation == "ratio" and divide:
+            yield _two("ratio", a, b, a.base / b.base / scale, claim, cue)
     if "percentage" in cues or "product" in cues:
-        yield from _percent_of(claim, indexes, factors, mentioned, cue)
+        yield from _percent_of(claim, sheet, cue)
 
 
 def _two(
@@ -141,27 +157,13 @@ def _two(
     )
 
 
-def _percent_of(
-    claim: Quantity,
-    indexes: Sequence[EvidenceIndex],
-    factors: list[_Factor],
-    mentioned: set[tuple[int, int, int]],
-    cue: str,
-) -> Iterator[Computation]:
+def _percent_of(claim: Quantity, sheet: Worksheet, cue: str) -> Iterator[Computation]:
     target = _dims_of(claim.unit if claim.kind not in ("count", "number") else None)
     if target is None:
         return
-    percents: list[tuple[Operand, tuple[int, int], bool]] = []
-    for doc, index in enumerate(indexes):
-        for value in index.values:
-            q = value.quantity
-            if len(q.values) != 1 or not (q.kind == "percent" or "percent" in value.units[:1]):
-                continue
-            x = next(iter(q.values))
-            operand = Operand(value=x, text=q.text, document=doc, start=q.start, end=q.end)
-            percents.append((operand, (doc, value.record), (doc, q.start, q.end) in mentioned))
-    for (p, record, named), a in itertools.product(percents[:MAX_OPERANDS], factors):
-        if a.dims != target[1] or not (named or a.named or record == a.record):
+    factors = _factors_by_dims(sheet).get(target[1], [])
+    for (p, record, named), a in itertools.product(_percents(sheet), factors):
+        if not (named or a.named or record == a.record):
             continue
         yield Computation(
             operation="percent_of",
@@ -172,22 +174,64 @@ def _percent_of(
         )
 
 
+def _factors_by_dims(sheet: Worksheet) -> dict[_Dims, list[_Factor]]:
+    def read() -> dict[_Dims, list[_Factor]]:
+        found: dict[_Dims, list[_Factor]] = {}
+        for factor in _factors(sheet):
+            found.setdefault(factor.dims, []).append(factor)
+        return found
+
+    return sheet.cached("factors by dimension", read)
+
+
+def _percents(sheet: Worksheet) -> list[tuple[Operand, tuple[int, int], bool]]:
+    """The first :data:`MAX_OPERANDS` percentages of the evidence, with their record
+    and whether the claim names them."""
+
+    def read() -> list[tuple[Operand, tuple[int, int], bool]]:
+        found: list[tuple[Operand, tuple[int, int], bool]] = []
+        for doc, index in enumerate(sheet.indexes):
+            for value in index.values:
+                q = value.quantity
+                if len(q.values) != 1 or not (q.kind == "percent" or "percent" in value.units[:1]):
+                    continue
+                x = next(iter(q.values))
+                operand = Operand(value=x, text=q.text, document=doc, start=q.start, end=q.end)
+                named = (doc, q.start, q.end) in sheet.mentioned
+                found.append((operand, (doc, value.record), named))
+                if len(found) == MAX_OPERANDS:
+                    return found
+        return found
+
+    return sheet.cached("percents", read)
+
+
 # --- counts -----------------------------------------------------------------------
 
 
-def counts(
-    claim: Quantity, claim_text: str, indexes: Sequence[EvidenceIndex], cue: str
-) -> Iterator[Computation]:
+def counts(claim: Quantity, sheet: Worksheet, cue: str) -> Iterator[Computation]:
     """The number of elements of a list, rows of a table, items of a listed line,
     or records naming a word of the claim."""
-    words = claim_words(claim_text)
-    for doc, index in enumerate(indexes):
-        for size, detail in _list_sizes(index):
+    for doc in range(len(sheet.indexes)):
+        for size, detail in _sizes(sheet, doc):
             yield _count(doc, size, claim, cue, detail)
-        for word in words:
-            named = _records_naming(index, word)
+
+
+def _sizes(sheet: Worksheet, doc: int) -> list[tuple[int, str]]:
+    """What :func:`counts` counts in evidence ``doc``, in order: its lists, tables
+    and listed lines, then the records naming each word of the claim that some
+    record names (read once per claim)."""
+
+    def read() -> list[tuple[int, str]]:
+        index = sheet.indexes[doc]
+        found = list(_list_sizes(index))
+        for word in sheet.words:
+            named = _records_naming(index, word, sheet.records_with(doc, word))
             if named:
-                yield _count(doc, named, claim, cue, f"records naming {word}")
+                found.append((named, f"records naming {word}"))
+        return found
+
+    return sheet.cached(("sizes", doc), read)
 
 
 def _count(doc: int, size: int, claim: Quantity, cue: str, detail: str) -> Computation:
@@ -220,14 +264,21 @@ def _list_sizes(index: EvidenceIndex) -> Iterator[tuple[int, str]]:
             yield len(items), "the listed names of a line"
 
 
-def _records_naming(index: EvidenceIndex, word: str) -> int:
-    """How many records name ``word``. A record that counts it itself ("3 failed,
-    118 passed") is a tally of the others, not one of them."""
+def _records_naming(index: EvidenceIndex, word: str, among: Sequence[int]) -> int:
+    """How many records name ``word``, of those numbered ``among`` (the records that
+    write the word in any case; those that do not cannot name it). A record that
+    counts it itself ("3 failed, 118 passed") is a tally of the others, not one of
+    them."""
+    if not among:
+        return 0
     pattern = re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", re.I)
     tally = re.compile(r"(?<![\w.,])\d[\d,]*\s+" + re.escape(word) + r"(?![\w-])", re.I)
     records: set[str] = set()
     text = index.view_text
-    for k, (start, end) in enumerate(index.records[:MAX_RECORDS]):
+    for k in among:
+        if k >= MAX_RECORDS:
+            break
+        start, end = index.records[k]
         line = text[start:end]
         if pattern.search(line) is None or tally.search(line) is not None:
             continue
@@ -240,23 +291,16 @@ def _records_naming(index: EvidenceIndex, word: str) -> int:
 # --- time elapsed -----------------------------------------------------------------
 
 
-def elapsed(
-    claim: Quantity, claim_text: str, indexes: Sequence[EvidenceIndex], cue: str
-) -> Iterator[Computation]:
+def elapsed(claim: Quantity, sheet: Worksheet, cue: str) -> Iterator[Computation]:
     """Time between two dates or times of the evidence: one named by the claim, or
     both of one record, or any two where the evidence holds few."""
     dims = _dims_of(claim.unit)
     if claim.unit is None or dims is None or dims[1] != (("[time]", 1),):
         return
-    dated = [
-        (doc, mention, record)
-        for doc, index in enumerate(indexes)
-        for mention, record in index.dates[:MAX_DATES]
-    ]
+    dated = _dated(sheet)
     few = len(dated) <= 8
-    for (da, a, ra), (db, b, rb) in itertools.combinations(dated, 2):
-        named = _named(claim_text, a) or _named(claim_text, b)
-        if not (named or few or (da, ra) == (db, rb)):
+    for (da, a, ra, na), (db, b, rb, nb) in itertools.combinations(dated, 2):
+        if not (na or nb or few or (da, ra) == (db, rb)):
             continue
         seconds = _calendar_between(a, b) if claim.unit in _CALENDAR_UNITS else None
         if seconds is None:
@@ -272,10 +316,19 @@ def elapsed(
         )
 
 
-def _named(claim_text: str, mention: DateMention) -> bool:
-    from assay.grounding._dates import find_dates, same_date
+def _dated(sheet: Worksheet) -> list[tuple[int, DateMention, int, bool]]:
+    """The first :data:`MAX_DATES` dates of each evidence text, with their record and
+    whether the claim names them (writes the same date)."""
 
-    return any(same_date(c, mention, frozenset()) for c in find_dates(claim_text))
+    def read() -> list[tuple[int, DateMention, int, bool]]:
+        written = find_dates(sheet.text)
+        return [
+            (doc, mention, record, any(same_date(c, mention, frozenset()) for c in written))
+            for doc, index in enumerate(sheet.indexes)
+            for mention, record in index.dates[:MAX_DATES]
+        ]
+
+    return sheet.cached("dated", read)
 
 
 #: Units a claim counts whole calendar days in: "closed six days after it was

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -54,6 +54,10 @@ _OFFSET = re.compile(
     r"(?:calendar\s+)?days?\s+(?P<way>from|after|following|of|before)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
+#: Words of :data:`_OFFSET` at most ("within fourteen (14) calendar days of the"),
+#: with one to spare; a word being a run of anything but white space.
+_OFFSET_WORDS = 8
+_WORD_START = re.compile(r"\S+")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -163,7 +167,8 @@ def index_evidence(stored: str) -> EvidenceIndex:
         )
     records = tuple((start, end) for start, end in lines)
     starts = [start for start, _ in lines]
-    dated = tuple((d, _line_of(starts, d.start)) for d in [*dates, *_offset_dates(text, dates)])
+    offset = _offset_dates(text, dates, starts)
+    dated = tuple((d, _line_of(starts, d.start)) for d in [*dates, *offset])
     return EvidenceIndex(
         text=None if text == stored else text,
         values=tuple(values),
@@ -174,17 +179,26 @@ def index_evidence(stored: str) -> EvidenceIndex:
     )
 
 
-def _offset_dates(text: str, dates: Sequence[DateMention]) -> list[DateMention]:
+def _offset_dates(text: str, dates: Sequence[DateMention], starts: list[int]) -> list[DateMention]:
     """The dates ``text`` states as a number of days from one it writes ("payment
     terms: 30 days from 2024-11-18" states 2024-12-18), each spanning the whole
-    phrase. They come after the dates written out, which are found first."""
+    phrase. They come after the dates written out, which are found first.
+
+    The phrase is looked for from the start of the date's line (``starts`` are
+    those of the lines), but no further back than :data:`_OFFSET_WORDS` words
+    before the date, which it cannot be longer than: a line of many dates is not
+    read again for each."""
     found: list[DateMention] = []
+    words: list[int] = []  # where each word of the text starts, once needed
     for mention in dates:
         moment = mention.moment()
         if moment is None:
             continue
-        line_start = text.rfind("\n", 0, mention.start) + 1
-        match = _OFFSET.search(text, line_start, mention.start)
+        words = words or [m.start() for m in _WORD_START.finditer(text)]
+        line_start = starts[_line_of(starts, mention.start)]
+        before = bisect_left(words, mention.start) - _OFFSET_WORDS
+        lo = max(line_start, words[before]) if before >= 0 else line_start
+        match = _OFFSET.search(text, lo, mention.start)
         if match is None or (match.group("way").lower() == "of" and not match.group("within")):
             continue
         numbers = find_numbers(match.group("n"))

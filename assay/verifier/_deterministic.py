@@ -3,7 +3,8 @@
 A proposition stated word for word in its cited evidence is entailed; one whose
 numbers, dates, amounts, identifiers, quoted spans or proper names occur in none of
 its cited evidence is missing evidence. Both are plain string work, run before any
-model is asked.
+model is asked, each in one pass over the proposition and its evidence (what every
+value or name asks is read once, not again for each).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def deterministic_gaps(text: str, evidence: Sequence[str]) -> Settled:
             return Settled(gaps=[ident.value], computations=[], miscalculation=computed)
         else:
             gaps.append(ident.value)
-    gaps += [quote for quote in _QUOTED.findall(text) if not any(quote in d for d in evidence)]
+    gaps += [quote for quote in _quotes(text) if not any(quote in d for d in evidence)]
     words = evidence_words(evidence)
     written = names_written_joined(text, words)
     known = words | written
@@ -98,6 +99,14 @@ def deterministic_gaps(text: str, evidence: Sequence[str]) -> Settled:
         if name.lower() not in known and name.lower().replace("-", "") not in known
     ]
     return Settled(gaps=list(dict.fromkeys(gaps)), computations=computations)
+
+
+def _quotes(text: str) -> list[str]:
+    """The quoted spans of ``text``, each once. No quote closes after the last
+    closing mark, so the search stops there: an opening mark after it would
+    otherwise be read to the end of the text, for each one."""
+    last = max(text.rfind(mark) for mark in '"”»')
+    return list(dict.fromkeys(_QUOTED.findall(text, 0, last + 1)))
 
 
 def evidence_words(evidence: Sequence[str]) -> set[str]:
@@ -177,8 +186,10 @@ def proper_names(text: str) -> list[str]:
     still matches "the engagement letter"."""
     names: list[str] = []
     for match in _CAPITALISED.finditer(text):
-        before = text[: match.start()].rstrip()
-        if not before or before[-1] in '.!?:;\n"“(':
+        before = match.start()  # the end of the text before it, white space aside
+        while before > 0 and text[before - 1].isspace():
+            before -= 1
+        if not before or text[before - 1] in '.!?:;\n"“(':
             continue
         if match.group(0).lower() in _CALENDAR:
             continue  # part of a date or a day, which the value checks compare as such
@@ -228,17 +239,16 @@ def states_another_value(premise: str, text: str) -> bool:
     if any(n not in in_values for n in missing):
         return False  # a line number, a count: the premise is about something else
     stated = claim_values(premise)
+    dated = any(v.date is not None for v in stated)
+    units = {v.quantity.unit for v in stated if v.quantity is not None}
     index = [evidence_index(premise)]
-    otherwise: list[str] = []  # the numbers of the values given otherwise
+    otherwise: set[str] = set()  # the numbers of the values given otherwise
     for value in values:
         if occurrence_of(value, index) is not None:
             continue
         unit = _unit_of(value)
-        if (value.date is not None and any(v.date is not None for v in stated)) or (
-            unit is not None
-            and any(v.quantity is not None and v.quantity.unit == unit for v in stated)
-        ):
-            otherwise += numbers_in(value.text)
+        if (value.date is not None and dated) or (unit is not None and unit in units):
+            otherwise.update(numbers_in(value.text))
     return bool(otherwise) and all(n in otherwise for n in missing)
 
 

@@ -11,11 +11,15 @@ the opposite. In the evidence, "from A to B" around the value gives the directio
 by itself ("moves from 14 July to 21 July" is later). A value with no such word
 or pair on either side decides nothing: "pressure fell from 322 kPa to 296 kPa"
 against a table of readings is left to the arithmetic and the model.
+
+The "from A to B" phrases of an evidence line are found once, however many values
+of the claim occur on it.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Literal
 
 from assay.grounding import DateMention, check_values, find_dates, find_quantities
@@ -68,6 +72,7 @@ def direction_conflict(evidence: str, claim: str) -> tuple[int, int] | None:
     way, or None."""
     if _DIRECTION.search(claim) is None:
         return None  # most claims move nothing: no value to compare
+    moves = _Moves(evidence)
     for check in check_values(claim, [evidence]):
         occurrence = check.occurrence
         if check.status != "found" or occurrence is None:
@@ -75,8 +80,8 @@ def direction_conflict(evidence: str, claim: str) -> tuple[int, int] | None:
         claimed = _direction_near(claim, check.value.start, check.value.end)
         if claimed is None:
             continue
-        found = _direction_near(evidence, occurrence.start, occurrence.end) or _moved(
-            evidence, occurrence.start, occurrence.end
+        found = _direction_near(evidence, occurrence.start, occurrence.end) or moves.moved(
+            occurrence.start, occurrence.end
         )
         if found is not None and found[0] == _OPPOSITE[claimed[0]]:
             return _sentence(
@@ -116,28 +121,51 @@ def _direction_near(text: str, start: int, end: int) -> tuple[Direction, int, in
     return None if best is None else (best[1], best[2], best[3])
 
 
-def _moved(text: str, start: int, end: int) -> tuple[Direction, int, int] | None:
-    """The way "from A to B" moves, where the value at ``start:end`` is A or B: a
-    date moved later or earlier ("moves from 14 July to 21 July"), an amount in one
-    unit up or down ("from 12.0% to 11.2%"); None where the two cannot be compared."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
-    for match in _FROM_TO.finditer(text, line_start, line_end):
-        if not match.start("a") <= start < match.end("b"):
-            continue
-        a, b = match.group("a"), match.group("b")
-        dates_a, dates_b = find_dates(a), find_dates(b)
-        if dates_a and dates_b:
-            order = _date_order(dates_a[0], dates_b[0])
-            if order:
-                return ("later" if order > 0 else "earlier"), match.start(), match.end()
-            continue
-        qa, qb = find_quantities(a), find_quantities(b)
-        if qa and qb and qa[0].unit == qb[0].unit and len(qa[0].values) == len(qb[0].values) == 1:
-            x, y = qa[0].value, qb[0].value
-            if x != y:
-                return ("up" if y > x else "down"), match.start(), match.end()
+class _Moves:
+    """The "from A to B" phrases of an evidence text, found once per line."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._breaks: list[int] | None = None  # where its line breaks are
+        self._lines: dict[tuple[int, int], list[re.Match[str]]] = {}
+
+    def moved(self, start: int, end: int) -> tuple[Direction, int, int] | None:
+        """The way "from A to B" moves, where the value at ``start:end`` (of the
+        text's line from ``start`` to ``end``) is A or B (:func:`_moved`)."""
+        if self._breaks is None:
+            self._breaks = [m.start() for m in re.finditer("\n", self.text)]
+        before = bisect_right(self._breaks, start - 1)  # line breaks before start
+        line_start = self._breaks[before - 1] + 1 if before else 0
+        after = bisect_right(self._breaks, end - 1)  # the first at or after end
+        line_end = self._breaks[after] if after < len(self._breaks) else len(self.text)
+        line = (line_start, line_end)
+        if line not in self._lines:
+            self._lines[line] = list(_FROM_TO.finditer(self.text, line_start, line_end))
+        phrases = self._lines[line]
+        # The phrases do not overlap: the last that starts its A by ``start`` is the
+        # only one that can hold it.
+        i = bisect_right(phrases, start, key=lambda m: m.start("a")) - 1
+        if i < 0 or start >= phrases[i].end("b"):
+            return None
+        return _moved(phrases[i])
+
+
+def _moved(match: re.Match[str]) -> tuple[Direction, int, int] | None:
+    """The way "from A to B" moves: a date moved later or earlier ("moves from 14
+    July to 21 July"), an amount in one unit up or down ("from 12.0% to 11.2%");
+    None where the two cannot be compared."""
+    a, b = match.group("a"), match.group("b")
+    dates_a, dates_b = find_dates(a), find_dates(b)
+    if dates_a and dates_b:
+        order = _date_order(dates_a[0], dates_b[0])
+        if order:
+            return ("later" if order > 0 else "earlier"), match.start(), match.end()
+        return None
+    qa, qb = find_quantities(a), find_quantities(b)
+    if qa and qb and qa[0].unit == qb[0].unit and len(qa[0].values) == len(qb[0].values) == 1:
+        x, y = qa[0].value, qb[0].value
+        if x != y:
+            return ("up" if y > x else "down"), match.start(), match.end()
     return None
 
 

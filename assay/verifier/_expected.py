@@ -9,14 +9,18 @@ and the claim's sentence reports an event as done on it ("was replaced",
 "arrived", "has been paid") without any word of expectation of its own ("due",
 "is to", "will", "expected"), the evidence says something else: that it was to
 happen then, not that it did.
+
+The claim's sentences are found once and each is read once, however many dates it
+holds; a label is looked for only in the few words before each date in evidence.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from assay.grounding import check_values
-from assay.verifier._text import split_sentences
+from assay.verifier._text import Span, split_sentences
 
 __all__ = ["expected_as_done"]
 
@@ -55,12 +59,19 @@ _DONE = re.compile(
 def expected_as_done(evidence: str, claim: str) -> tuple[int, int] | None:
     """The span of ``evidence`` that gives a date of ``claim`` only as expected where
     the claim reports an event as done on it, or None."""
+    sentences: list[Span] = []  # the claim's, once a date asks for them
+    reports_done: dict[int, bool] = {}  # by sentence: read once, however many dates
     for check in check_values(claim, [evidence]):
         occurrence = check.occurrence
         if check.value.date is None or check.status != "found" or occurrence is None:
             continue
-        sentence = _sentence_around(claim, check.value.start)
-        if _EXPECTATION.search(sentence) or not _DONE.search(sentence):
+        sentences = sentences or split_sentences(claim)
+        number = _sentence_around(sentences, check.value.start)
+        if number not in reports_done:
+            sentence = claim if number < 0 else sentences[number].text
+            done = _EXPECTATION.search(sentence) is None and _DONE.search(sentence) is not None
+            reports_done[number] = done
+        if not reports_done[number]:
             continue
         label = _plan_label(evidence, occurrence.start)
         if label is not None:
@@ -71,15 +82,15 @@ def expected_as_done(evidence: str, claim: str) -> tuple[int, int] | None:
 def _plan_label(evidence: str, start: int) -> int | None:
     """Where the label that gives the date at ``start`` as a plan begins, or None:
     within its line, a few words before it."""
-    line_start = evidence.rfind("\n", 0, start) + 1
-    lo = max(line_start, start - _WINDOW)
+    lo = max(0, start - _WINDOW)
+    lo = max(evidence.rfind("\n", lo, start) + 1, lo)  # the line's start, if nearer
     before = re.sub(r"[._]", " ", evidence[lo:start])
     match = _PLANNED.search(before) or _BY.search(before)
     return None if match is None else lo + match.start()
 
 
-def _sentence_around(text: str, position: int) -> str:
-    for span in split_sentences(text):
-        if span.start <= position < span.end:
-            return span.text
-    return text
+def _sentence_around(sentences: list[Span], position: int) -> int:
+    """The number of the sentence that holds ``position`` (they follow one another
+    without overlapping), or -1 where none does (between two of them)."""
+    i = bisect_right(sentences, position, key=lambda s: s.start) - 1
+    return i if i >= 0 and position < sentences[i].end else -1

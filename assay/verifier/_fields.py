@@ -15,7 +15,9 @@ check's.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -127,7 +129,11 @@ _PARTY = re.compile(
     r"(?:\s+(?:plc|ltd|llc|llp|inc|gmbh)\.?)?)\s*"
     r"\((?:the\s+)?[\"“']?(?P<role>[A-Za-z]{3,})[\"”']?\)"
 )
-_LEGAL_FORM = re.compile(r"\s+(?:Ltd|Limited|plc|Inc|LLC|LLP|GmbH|AG|SA|BV|NV)\.?$", re.IGNORECASE)
+#: A legal form at the end of a party's name, where white space comes before it.
+_LEGAL_FORM = re.compile(r"(?:Ltd|Limited|plc|Inc|LLC|LLP|GmbH|AG|SA|BV|NV)\.?$", re.IGNORECASE)
+#: Where a party's name may start: the first capital of a run of the characters
+#: its words are made of (every capital of one run starts the same name, or none).
+_NAME_START = re.compile(r"(?<![\w&.'-])[\w&.'-]*?[A-Z]")
 #: How many words apart a party's name and a role word may stand in the claim.
 _NEAR = 5
 
@@ -141,25 +147,51 @@ def wrong_party(text: str, claim: str) -> tuple[tuple[int, int], str, str] | Non
     name: "Kestrel Joinery borrowed from Brightwater Credit Union, the lender" names
     both, and is left alone."""
     parties: dict[str, tuple[str, tuple[int, int]]] = {}
-    for match in _PARTY.finditer(text):
-        name = _LEGAL_FORM.sub("", match.group("name").strip())
+    for match in _parties(text):
+        name = _without_legal_form(match.group("name").strip())
         parties.setdefault(name, (match.group("role").lower(), match.span()))
     roles = {role: name for name, (role, _) in parties.items()}
     if len(roles) < 2:
         return None
     lowered = claim.lower()
+    named = {role: name.lower() in lowered for role, name in roles.items()}
     words = [(m.start(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z]+", claim)]
     for name, (own, span) in parties.items():
         at = lowered.find(name.lower())
         if at < 0:
             continue
-        end = at + len(name)
-        index = [i for i, (start, _) in enumerate(words) if at <= start < end]
-        if not index:
+        # The claim's words that start within the name (found by bisection).
+        first = bisect_left(words, at, key=lambda w: w[0])
+        last = bisect_left(words, at + len(name), key=lambda w: w[0]) - 1
+        if last < first:
             continue
-        near = words[max(0, index[0] - _NEAR) : index[-1] + 1 + _NEAR]
-        for _, word in near:
+        for _, word in words[max(0, first - _NEAR) : last + 1 + _NEAR]:
             role = word if word in roles else word.rstrip("s")
-            if role in roles and role != own and roles[role].lower() not in lowered:
+            if role in roles and role != own and not named[role]:
                 return span, own, role
     return None
+
+
+def _parties(text: str) -> Iterator[re.Match[str]]:
+    """What ``_PARTY.finditer(text)`` finds, trying each run of name characters once.
+
+    A name's first word runs to the end of its run of name characters, so a name
+    that starts at one capital of a run is there from every capital of it, or from
+    none: trying every capital of a long run of capitals would read the rest of the
+    run for each."""
+    at = 0
+    for start in _NAME_START.finditer(text):
+        if start.end() - 1 < at:
+            continue  # inside the party found last
+        match = _PARTY.match(text, start.end() - 1)
+        if match is not None:
+            at = match.end()
+            yield match
+
+
+def _without_legal_form(name: str) -> str:
+    """``name`` without the legal form at its end (and the white space before it)."""
+    form = _LEGAL_FORM.search(name)
+    if form is None or form.start() == 0 or not name[form.start() - 1].isspace():
+        return name
+    return name[: form.start()].rstrip()

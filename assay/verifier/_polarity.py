@@ -26,16 +26,22 @@ excluded" against "accidental damage is covered"). A negated phrase both stateme
 director approval") says the same in both, so it decides nothing between them:
 "may last longer than 21 days without director approval" is the opposite of "may
 last no longer than 21 days without director approval", whatever "without" does.
+
+Each reading takes one pass over the statement: a negation is not read again to the
+end of its clause for each one ("not not not ..."), a comparison finds the amount
+before and after it by bisection, and bounds meet what goes past them by direction
+and value, not pair by pair.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from assay.grounding import find_numbers
+from assay.grounding import Number, find_numbers
 from assay.verifier._text import word_stems
 
 __all__ = ["NEGATION_STEMS", "negated", "negation_about_shared_words", "opposite_polarity"]
@@ -75,8 +81,10 @@ _DIRECTION = {
 }
 #: How far before a comparative an amount may end and still be the difference it
 #: states: one word between them at most ("3 more than", "two days later than",
-#: "EUR 20,000 less than").
-_DIFFERENCE_GAP = re.compile(r"^[\s%]*(?:[^\W\d]+\s+)?$")
+#: "EUR 20,000 less than"); between them only blanks and ``%``, then at most one
+#: word and blanks. What follows an amount, each part as long as it runs: the
+#: comparative must start within it (:class:`_Differences`).
+_AFTER_AMOUNT = re.compile(r"(?P<space>[\s%]*)(?P<word>[^\W\d]*)(?P<after>\s*)")
 #: How far after a comparison its value may start ("more than EUR 250,000", "at most
 #: the 6 credits").
 _VALUE_WITHIN = 24
@@ -105,7 +113,11 @@ _NOT_EXCLUDED = re.compile(
     r"\b(?:is|are|was|were|be|been)\s+not\s+(?:\w+\s+)?excluded\b|\bdoes\s+not\s+exclude\b",
     re.IGNORECASE,
 )
-_DOUBLE_NEGATIVE = re.compile(r"\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithout\b", re.IGNORECASE)
+#: A double negative is "not" or "never", then "without" later in its clause
+#: (:func:`_without_double_negatives`).
+_NOT_OR_NEVER = re.compile(r"\b(?:not|never)\b", re.IGNORECASE)
+_WITHOUT = re.compile(r"\bwithout\b", re.IGNORECASE)
+_CLAUSE_STOP = re.compile(r"[.;:!?]")
 
 
 #: Words that make going past a value a statement about what is allowed ("may
@@ -207,23 +219,21 @@ def _comparisons(plain: str) -> list[_Comparison]:
     compares with; a comparative that states a difference ("3 more than") is
     neither."""
     numbers = find_numbers(plain)
+    differences = _Differences(plain, numbers)
+    starts = [n.start for n in numbers]  # in order, as numbers never overlap
     found: list[_Comparison] = []
     for match in _COMPARISON.finditer(plain):
         word = match.group("comparative") or match.group("exceed")
         if word is not None:
             direction = _DIRECTION["exceed" if word.lower().startswith("exceed") else word.lower()]
             bound = match.group("negation") is not None
-            if not bound and any(
-                n.end <= match.start() and _DIFFERENCE_GAP.match(plain[n.end : match.start()])
-                for n in numbers
-            ):
+            if not bound and differences.before(match.start()):
                 continue  # a difference, not a comparison
         else:
             direction, bound = ("up" if match.group("upper") else "down"), True
-        value = next(
-            (n for n in numbers if match.end() <= n.start <= match.end() + _VALUE_WITHIN), None
-        )
-        if value is not None:
+        after = bisect_left(starts, match.end())  # the first number after the comparison
+        value = numbers[after] if after < len(numbers) else None
+        if value is not None and value.start <= match.end() + _VALUE_WITHIN:
             found.append(
                 _Comparison(
                     direction=direction,
@@ -237,19 +247,54 @@ def _comparisons(plain: str) -> list[_Comparison]:
     return found
 
 
+class _Differences:
+    """Where an amount of a statement ends close enough before a comparison for the
+    comparison to state a difference ("3 more than"): only blanks and ``%``, then at
+    most one word and blanks, between the two (:data:`_AFTER_AMOUNT`)."""
+
+    def __init__(self, plain: str, numbers: Sequence[Number]) -> None:
+        self.plain = plain
+        self.ends = [n.end for n in numbers]  # in order, as numbers never overlap
+        self._reach: dict[int, tuple[int, int, int]] = {}
+
+    def before(self, position: int) -> bool:
+        """Whether an amount ends before ``position`` with only such a gap between.
+
+        The end of a gap is a gap too, so if the amount that ends nearest before
+        ``position`` is too far from it, every other one is. A gap is the blanks and
+        ``%`` that follow the amount, up to any point of them; or all of them, then
+        the word after them, then any part of the blanks after that."""
+        i = bisect_right(self.ends, position) - 1
+        if i < 0:
+            return False
+        if i not in self._reach:
+            m = _AFTER_AMOUNT.match(self.plain, self.ends[i])
+            assert m is not None  # every part of the pattern may be empty
+            self._reach[i] = (m.end("space"), m.end("word"), m.end("after"))
+        space, word, after = self._reach[i]
+        return position <= space or (word > space and word < position <= after)
+
+
 def _passed(bounds: Sequence[_Comparison], others: Sequence[_Comparison]) -> bool:
     """Whether one of ``others`` goes past one of the bounds, in its direction and
     at its value. Past a bound without a negation word ("capped at EUR 380") only
     a statement of what is allowed goes ("may exceed EUR 380"): "line 4 exceeds the
-    EUR 380 cap" reports a breach of the cap, it does not deny it."""
+    EUR 380 cap" reports a breach of the cap, it does not deny it.
+
+    What goes past is looked up by direction and value (with whether it says what
+    is allowed), so that many bounds against many statements are not read pair by
+    pair."""
+    going: dict[tuple[str, Decimal], bool] = {}  # direction, value: is one allowed?
+    for other in others:
+        if not other.bound:
+            for value in other.values:
+                key = (other.direction, value)
+                going[key] = going.get(key, False) or other.modal
     return any(
-        b.bound
-        and not o.bound
-        and b.direction == o.direction
-        and bool(b.values & o.values)
-        and (o.modal or not b.positive)
+        going.get((b.direction, value), False) or (not b.positive and (b.direction, value) in going)
         for b in bounds
-        for o in others
+        if b.bound
+        for value in b.values
     )
 
 
@@ -266,8 +311,42 @@ def _negated(plain: str) -> bool:
     kept = _COMPARISON.sub(" ", plain)
     kept = _NOT_ONLY.sub(" ", kept)
     kept = _NOT_EXCLUDED.sub(" ", kept)
-    kept = _DOUBLE_NEGATIVE.sub(lambda m: f" {m.group('between')} ", kept)
+    kept = _without_double_negatives(kept)
     return _EXCLUDED.search(kept) is not None or any(w in NEGATION_STEMS for w in word_stems(kept))
+
+
+def _without_double_negatives(text: str) -> str:
+    """``text`` with each double negative written as what stands between its two
+    words, in one pass: what ``re.sub`` of
+    ``\b(?:not|never)\b(?P<between>[^.;:!?]*?)\bwithout\b`` (ignoring case) with
+    ``f" {between} "`` gives.
+
+    The next "without" and the next end of a clause are each found once and kept
+    while the negations before them are read, so that "not not not ..." with no
+    "without" is not read to the end of its clause for every "not"."""
+    parts: list[str] = []
+    kept = at = 0  # text[:kept] is in parts; negations are looked for from ``at``
+    nowhere = len(text) + 1
+    without = stop = (-1, -1)  # the next "without" and end of clause: (start, end)
+    while (negation := _NOT_OR_NEVER.search(text, at)) is not None:
+        between = negation.end()
+        if without[0] < between:
+            without = _next(_WITHOUT, text, between, nowhere)
+        if stop[0] < between:
+            stop = _next(_CLAUSE_STOP, text, between, nowhere)
+        if without[0] < stop[0]:
+            parts += [text[kept : negation.start()], f" {text[between : without[0]]} "]
+            kept = at = without[1]
+        else:
+            at = negation.start() + 1
+    return "".join([*parts, text[kept:]])
+
+
+def _next(pattern: re.Pattern[str], text: str, start: int, nowhere: int) -> tuple[int, int]:
+    """The span of the first match of ``pattern`` in ``text`` from ``start``, or
+    ``(nowhere, nowhere)``."""
+    found = pattern.search(text, start)
+    return (nowhere, nowhere) if found is None else found.span()
 
 
 def _expand(match: re.Match[str]) -> str:

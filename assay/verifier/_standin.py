@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from assay.verifier._cache import EntailmentCache
@@ -64,9 +65,11 @@ class LexicalNLI:
 #: Where one clause of a sentence ends and another begins: a semicolon, a comma or
 #: nothing before a word that starts a clause of its own, or a comma before a
 #: relative clause that adds a statement of its own ("only with the Landlord's
-#: consent, which shall not be unreasonably withheld").
+#: consent, which shall not be unreasonably withheld"). Blanks are matched from the
+#: first of a run only (``(?<!\s)``): tried from every blank of a long run, each try
+#: would read the rest of the run.
 _CLAUSE_CUT = re.compile(
-    r";|,?\s+(?=(?:because|since|as|although|though|while|whereas|but|so|after|before"
+    r";|,?(?<!\s)\s+(?=(?:because|since|as|although|though|while|whereas|but|so|after|before"
     r"|until|unless|when|if)\b)|,\s+(?=(?:which|who|whose)\b)",
     re.IGNORECASE,
 )
@@ -78,12 +81,15 @@ def _content(text: str) -> list[str]:
 
 def best_sentence(document: str, claim: str) -> tuple[tuple[int, int], float]:
     """The sentence of ``document`` holding most of the claim's content words, and
-    the share it holds (word stems, stop and negation words left out)."""
-    wanted = _content(claim)
+    the share it holds (word stems, stop and negation words left out). Each sentence
+    is read word by word against the claim's words counted once, not the claim
+    again for each sentence."""
+    wanted = Counter(_content(claim))
+    total = sum(wanted.values())
     best_span, best = (0, len(document)), 0.0
     for sentence in split_sentences(document):
         have = set(word_stems(sentence.text))
-        coverage = sum(w in have for w in wanted) / len(wanted) if wanted else 0.0
+        coverage = sum(wanted[w] for w in have if w in wanted) / total if total else 0.0
         if coverage > best:
             best_span, best = (sentence.start, sentence.end), coverage
     return best_span, best

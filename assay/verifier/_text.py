@@ -77,11 +77,19 @@ class Span:
 
 
 def _ends_sentence(text: str, stop: int) -> bool:
-    """Whether the punctuation ending just before ``stop`` closes a sentence."""
-    head = text[:stop].rstrip()
-    if not head.endswith("."):
+    """Whether the punctuation ending just before ``stop`` closes a sentence.
+
+    Only the last word before ``stop`` is read (not all the text before it, once for
+    every full stop of a long text)."""
+    end = stop
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    if end == 0 or text[end - 1] != ".":
         return True
-    last = head.rsplit(None, 1)[-1].rstrip(".").lower()
+    start = end
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    last = text[start:end].rstrip(".").lower()
     single_initial = len(last) == 1 and last.isalpha()
     dotted = "." in last and not last.replace(".", "").isdigit()  # "u.s", "e.g"
     return last not in _ABBREVIATIONS and not single_initial and not dotted
@@ -155,7 +163,11 @@ def split_claim(claim: str) -> list[str]:
 #: left alone: "the loss happened while the policy was in force" dates one clause by
 #: the other, and cut apart the two clauses no longer say that.
 _JOINING = r"(?:but|whereas|although|though|yet|and)"
-_CLAUSE_CUT = re.compile(rf";\s+|\s+(?:\u2014|\u2013|--)\s+|,\s+(?={_JOINING}\s)", re.IGNORECASE)
+#: A dash's blanks are matched from the first of them only (``(?<!\s)``): tried from
+#: every blank of a long run, each try would read the rest of the run.
+_CLAUSE_CUT = re.compile(
+    rf";\s+|(?<!\s)\s+(?:\u2014|\u2013|--)\s+|,\s+(?={_JOINING}\s)", re.IGNORECASE
+)
 _CLAUSE_LEAD = re.compile(rf"^{_JOINING}\s+", re.IGNORECASE)
 _CONCESSIVE_STILL = re.compile(r"\bstill\s+", re.IGNORECASE)
 #: ", and" after a comma and at most this many words ends a list ("printing,
@@ -179,23 +191,36 @@ def split_clauses(sentence: str) -> list[str]:
     spans: list[tuple[int, int]] = []  # each piece: (its start, where the next cut starts)
     start = 0
     for cut in _CLAUSE_CUT.finditer(sentence):
-        before = sentence[start : cut.start()]
-        item = before.rsplit(",", 1)[1] if "," in before else ""
+        comma = sentence.rfind(",", start, cut.start())  # the last item of a list ends there
+        item = sentence[comma + 1 : cut.start()] if comma >= 0 else ""
         ends_list = _word_count(item) <= _LIST_ITEM_WORDS and cut.group(0).startswith(",")
-        if item and ends_list and sentence[cut.end() :].lower().startswith("and "):
+        if item and ends_list and sentence[cut.end() : cut.end() + 4].lower() == "and ":
             continue
         spans.append((start, cut.start()))
         start = cut.end()
     spans.append((start, len(sentence)))
+    clauses = [_clause(sentence[a:b].strip()) for a, b in _merged(sentence, spans)]
+    return clauses if len(clauses) > 1 else []
+
+
+def _merged(sentence: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pieces at ``spans``, each of fewer than three words joined to the one
+    before it (with the cut between them). The words of a joined piece are counted
+    as it grows, not again from its start for each piece joined to it."""
     merged: list[tuple[int, int]] = []
+    words: list[int] = []  # of each merged piece: _word_count(sentence[a:b])
     for a, b in spans:
-        short = _word_count(sentence[a:b]) < _CLAUSE_WORDS
-        if merged and (short or _word_count(sentence[slice(*merged[-1])]) < _CLAUSE_WORDS):
-            merged[-1] = (merged[-1][0], b)
+        count = _word_count(sentence[a:b])
+        if merged and (count < _CLAUSE_WORDS or words[-1] < _CLAUSE_WORDS):
+            first, last = merged[-1]
+            added = sentence[last:b]
+            glued = last > first and added[:1].strip() and not sentence[last - 1].isspace()
+            words[-1] += _word_count(added) - (1 if glued else 0)
+            merged[-1] = (first, b)
         else:
             merged.append((a, b))
-    clauses = [_clause(sentence[a:b].strip()) for a, b in merged]
-    return clauses if len(clauses) > 1 else []
+            words.append(count)
+    return merged
 
 
 def _clause(piece: str) -> str:

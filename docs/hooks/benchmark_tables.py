@@ -401,7 +401,63 @@ def _pathological(r: _Reader) -> str:
             "outcome and role checks on that reading (the reading included).\n\n"
             + _table(("table", *(f"`{fn}`" for fn in table_functions)), tables)
         )
+    return out + _pathological_checks(r)
+
+
+def _pathological_checks(r: _Reader) -> str:
+    """The verifier's checks on hostile claims and evidence: each check's largest
+    growth from the smaller size to the larger and its slowest call, and the
+    hand-over figure (nothing where the JSON has no ``checks``)."""
+    if not isinstance(r.data.get("checks"), Mapping):
+        return ""
+    sizes = r.get("checks.sizes_chars") or []
+    small, large = (f"{s:,}" for s in sizes) if len(sizes) == 2 else (DASH, DASH)
+    rows: list[tuple[str, ...]] = []
+    worst_of = r.get("checks.worst_growth")
+    for check in list(worst_of) if isinstance(worst_of, Mapping) else []:  # pyright: ignore[reportUnknownArgumentType]
+        worst = f"checks.worst_growth.{check}"
+        growth = f"{r.num(f'{worst}.growth', 1, 'x')} (`{r.get(f'{worst}.family')}`, "
+        rows.append((f"`{check}`", f"{growth}{r.get(f'{worst}.side')})", _slowest(r, check)))
+    out = (
+        f"\n\nThe verifier's deterministic checks on hostile claims and evidence (repeated "
+        f"numbers, negations, clause chains, party names, dates and words of plan, runs "
+        f"of capitals, blanks and opening quotes), timed at {small} and {large} "
+        f"characters: the claim growing against {r.num('checks.fixed_chars', 0)} "
+        "characters of evidence, and the evidence growing against a claim that long. "
+        "For each check, its largest growth from one size to the other over every "
+        "family and side (linear work: about 4, quadratic: about 16), and its slowest "
+        f"call at {large} characters.\n\n"
+    )
+    out += _table(("check", "largest growth", f"slowest call at {large}"), rows)
+    if isinstance(r.data.get("handover"), Mapping):
+        out += (
+            f"\n\nA hand-over of {r.num('handover.propositions', 0)} propositions of "
+            f"{r.num('handover.proposition_chars', 0)} characters (family "
+            f"`{r.get('handover.family')}`; {r.num('handover.max_propositions', 0)} fit in "
+            "the largest hand-over the gate takes), verified with the lexical stand-in "
+            f"for the model: {r.num('handover.seconds', 1, ' s')} "
+            f"({r.num('handover.ms_per_proposition', 1, ' ms')} per proposition)."
+        )
     return out
+
+
+def _slowest(r: _Reader, check: str) -> str:
+    """A check's slowest call at the larger size, with its family and side."""
+    sizes = r.get("checks.sizes_chars") or []
+    results = r.get(f"checks.results.{check}")
+    if len(sizes) != 2 or not isinstance(results, Mapping):
+        return DASH
+    calls = [
+        (seconds, family, side)
+        for family, sides in results.items()  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(sides, Mapping)
+        for side, row in sides.items()  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(row, Mapping) and isinstance(seconds := row.get(str(sizes[1])), int | float)  # pyright: ignore[reportUnknownMemberType]
+    ]
+    if not calls:
+        return DASH
+    seconds, family, side = max(calls)  # pyright: ignore[reportUnknownVariableType]
+    return f"{seconds:.3f} s (`{family}`, {side})"
 
 
 def _agent_grounding(r: _Reader) -> str:
