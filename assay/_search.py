@@ -54,11 +54,13 @@ class Bm25Index:
         self._stop_words = _stop_words()
         self._retriever = bm25s.BM25()
         self._vocab: dict[str, int] = {}
-        if texts:
-            ids = [
-                [self._vocab.setdefault(w, len(self._vocab)) for w in _words(t, self._stop_words)]
-                for t in texts
-            ]
+        ids = [
+            [self._vocab.setdefault(w, len(self._vocab)) for w in _words(t, self._stop_words)]
+            for t in texts
+        ]
+        # Texts with no word at all (figures only: "1,2 3,4") give bm25s an empty
+        # vocabulary, which it cannot index; no query can match them anyway.
+        if self._vocab:
             corpus = bm25s.tokenization.Tokenized(ids=ids, vocab=self._vocab)
             self._retriever.index(corpus, show_progress=False)
 
