@@ -58,6 +58,9 @@ class PropositionVerdict(BaseModel):
     # Spans travel through JSON as arrays, so a list of two ints is accepted here.
     span: Annotated[tuple[StrictInt, StrictInt], Field(strict=False)] | None = None
     model: NonEmpty
+    #: What decided the verdict: a deterministic check's id (``unstated_values``,
+    #: ``opposite``, ... see :mod:`assay.verifier.checks`) or ``model``.
+    check: str | None = None
 
 
 class Proposition(BaseModel):

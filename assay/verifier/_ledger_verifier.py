@@ -18,34 +18,21 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol
 
-from assay._limits import MAX_PROPOSITION_CHARS
-from assay._search import Bm25Index
-from assay.contract import Unsupported, VerdictLabel
-from assay.gate import Claim, Handover, Proposition, PropositionVerdict, describe_computation
-from assay.grounding import Computation, Miscalculation, view_of
+from assay.contract import Unsupported
+from assay.gate import Claim, Handover, Proposition, PropositionVerdict
 from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha256_hex
 from assay.tool_bus import ClaimStatus
-from assay.verifier._antonyms import action_conflict, in_evidence_words
+from assay.verifier._antonyms import in_evidence_words
 from assay.verifier._cache import EntailmentCache
-from assay.verifier._deterministic import (
-    clip,
-    describe_gaps,
-    deterministic_gaps,
-    in_evidence_terms,
-    states_another_value,
-    verbatim,
-)
-from assay.verifier._direction import direction_conflict
-from assay.verifier._expected import expected_as_done
-from assay.verifier._fields import wrong_field, wrong_party
-from assay.verifier._flags import flag_conflict, flag_support, state_conflict
+from assay.verifier._context import PropositionContext, RunEvidence
+from assay.verifier._deterministic import clip, in_evidence_terms, states_another_value
+from assay.verifier._pipeline import MODEL_CHECK, Check, first_finding, insert_check
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
-from assay.verifier._rows import row_mismatch
-from assay.verifier._slots import bind
 from assay.verifier._standin import polarity_conflict
-from assay.verifier._text import coverage, missing_numbers, split_claim, split_clauses
+from assay.verifier._text import coverage, missing_numbers
 from assay.verifier._verifier import Verifier
+from assay.verifier.checks import DEFAULT_CHECKS
 
 #: Claim types whose propositions are asserted and so must be entailed.
 ASSERTED_TYPES = frozenset({"Assertion", "Quote", "ActionIntent"})
@@ -105,6 +92,7 @@ class _Outcome:
     ledger_id: str | None
     span: tuple[int, int] | None
     model: str
+    check: str
     reason: str
     computations: tuple[dict[str, Any], ...] = ()
 
@@ -133,25 +121,6 @@ class _Question:
         return documents
 
 
-class _RunEvidence:
-    """A run's evidence entries, with one BM25 index over their text built on first
-    use and shared by every proposition of the hand-over."""
-
-    def __init__(self, entries: Sequence[LedgerEntry]) -> None:
-        self.entries = entries
-        self._texts = [e for e in entries if isinstance(e.content, str)]
-        self._index: Bm25Index | None = None
-
-    def related(self, text: str, k: int, *, exclude: set[str]) -> list[LedgerEntry]:
-        """Up to ``k`` entries most related to ``text``, none of those in ``exclude``."""
-        if k <= 0 or not self._texts:
-            return []
-        if self._index is None:
-            self._index = Bm25Index([view_of(e.text).text for e in self._texts])
-        hits = self._index.search(text, k + len(exclude))
-        return [self._texts[i] for i, _ in hits if self._texts[i].id not in exclude][:k]
-
-
 class LedgerVerifier:
     """``cp.verifier``: verifies hand-overs against the run's ledger evidence.
 
@@ -170,14 +139,28 @@ class LedgerVerifier:
         related_k: int = 3,
         refute_threshold: float = 0.8,
         override_threshold: float = 0.9,
+        checks: Sequence[Check] = DEFAULT_CHECKS,
     ) -> None:
         self._ledger = ledger
+        self._checks: tuple[Check, ...] = tuple(checks)
         self._model_loader = model_loader
         self._model: NLIModel | None = None
         self.cache = cache
         self.related_k = related_k
         self.refute_threshold = refute_threshold
         self.override_threshold = override_threshold
+
+    @property
+    def checks(self) -> tuple[Check, ...]:
+        """The deterministic checks, in the order they are asked (see
+        :mod:`assay.verifier.checks`)."""
+        return self._checks
+
+    def add_check(self, check: Check, *, before: str | None = None) -> None:
+        """Ask ``check`` too: before the check with id ``before``, or after every
+        other deterministic check (and so before the model). ``ValueError`` for an
+        id already taken or a ``before`` that names no check."""
+        self._checks = insert_check(self._checks, check, before=before)
 
     @property
     def model(self) -> NLIModel:
@@ -235,9 +218,10 @@ class LedgerVerifier:
     ) -> list[_Outcome]:
         """Every proposition's outcome: the deterministic checks first, then one model
         call for all the propositions they left open."""
-        by_id = {entry.id: entry for entry in evidence}
-        run_evidence = _RunEvidence(evidence)
-        first = [self._judge(run_id, prop, by_id, run_evidence) for prop in props]
+        run_evidence = RunEvidence(evidence)
+        first = [
+            self._judge(PropositionContext.build(run_id, prop, run_evidence)) for prop in props
+        ]
         questions = [item for item in first if isinstance(item, _Question)]
         pairs = [(document, q.hypothesis) for q in questions for document in q.documents]
         answers = self.model.check_many(pairs, cache=self.cache) if pairs else []
@@ -254,103 +238,32 @@ class LedgerVerifier:
 
     # --- judging one proposition --------------------------------------------------
 
-    def _judge(
-        self,
-        run_id: str,
-        prop: Proposition,
-        cited_by_id: Mapping[str, LedgerEntry],
-        run_evidence: _RunEvidence,
-    ) -> _Outcome | _Question:
-        """The outcome the deterministic checks settle, or the question for the model."""
-        cited = [
-            cited_by_id[i]
-            for i in dict.fromkeys(prop.ledger_ids)
-            if i in cited_by_id and cited_by_id[i].run_id == run_id and cited_by_id[i].is_evidence
-        ]
-        if not cited:
-            return _missing(f"no ledger entry of this run supports “{prop.text}”", 0.0)
-        if len(prop.text) > MAX_PROPOSITION_CHARS:
-            return _missing(
-                f"the proposition is {len(prop.text):,} characters, over the limit of "
-                f"{MAX_PROPOSITION_CHARS:,}; split it into statements that can be checked",
-                0.0,
-            )
-        quoted = verbatim(prop.text, cited)
-        if quoted is not None:
-            entry, span = quoted
+    def _judge(self, context: PropositionContext) -> _Outcome | _Question:
+        """The outcome the first deterministic check that settles it gives, or the
+        question for the model."""
+        finding = first_finding(self._checks, context)
+        if finding is not None:
             return _Outcome(
-                label="entailment",
-                score=1.0,
-                ledger_id=entry.id,
-                span=span,
+                label=finding.label,
+                score=1.0 if finding.label == "entailment" else 0.0,
+                ledger_id=finding.ledger_id,
+                span=finding.span,
                 model=DETERMINISTIC_MODEL,
-                reason="stated verbatim in the cited evidence",
+                check=finding.check,
+                reason=finding.reason,
+                computations=finding.computations,
             )
-        views = [view_of(e.text).text for e in cited]
-        settled = deterministic_gaps(prop.text, views)
-        if settled.miscalculation is not None:
-            return _miscalculated(settled.gaps[0], settled.miscalculation, cited)
-        if settled.gaps:
-            return _missing(describe_gaps(settled.gaps, cited, run_evidence.entries), 0.0)
-        # A typed proposition's slots are bound record by record below instead.
-        for k in range(len(cited)) if not prop.args else ():
-            wrong_row = row_mismatch(cited[k].text, prop.text, [*views[:k], *views[k + 1 :]])
-            if wrong_row is not None:
-                return _missing(f"{cited[k].id}: {wrong_row}", 0.0)
-        computed = tuple(_computation_record(c, cited) for c in settled.computations)
-        # What the checks below and the model read of each entry: all of it, or for a
-        # long one the records most related to the proposition, so that their cost
-        # grows with the proposition and not with the evidence.
-        readings = [read(e.text, prop.text) for e in cited]
-        misplaced = _misplaced(cited, readings, prop.text)
-        if misplaced is not None:
-            return misplaced
-        if prop.args:
-            binding = bind(prop.args, cited)
-            if isinstance(binding, str):
-                return _missing(binding, 0.0)
-            # The entry that holds the slots is read as that one record; the other
-            # cited entries (a document's title, say) stay beside it as context.
-            readings = [
-                binding.reading if e.id == binding.entry.id else r
-                for e, r in zip(cited, readings, strict=True)
-            ]
-        if settled.computations:
-            # The model reads what was computed beside the evidence it was computed from.
-            stated = " ".join(f"{describe_computation(c)}." for c in settled.computations)
-            readings = [replace(r, text=f"{r.text}\n{stated}") for r in readings]
-        # A true/false field is read first: a line that only names the record
-        # ("key: OPS-2281") is no sentence to read "is not blocked" against.
-        flagged = _read_flags(cited, readings, prop.text) if not settled.computations else None
-        if flagged is not None:
-            return flagged
-        clauses = [c for sentence in split_claim(prop.text) for c in split_clauses(sentence)]
-        for entry, reading in zip(cited, readings, strict=True):
-            span = _says_the_opposite(reading.text, prop.text, clauses)
-            if span is not None:
-                line = clip(reading.text[slice(*span)])
-                return _deterministic(
-                    "contradiction", entry, reading, span, f"{entry.id} says the opposite: “{line}”"
-                )
-        for entry, reading in zip(cited, readings, strict=True):
-            span = expected_as_done(reading.text, prop.text)
-            if span is not None:
-                label = clip(reading.text[slice(*span)])
-                return _deterministic(
-                    "neutral",
-                    entry,
-                    reading,
-                    span,
-                    f"{entry.id} gives the date only as expected, not as done: “{label}”",
-                )
-        related = run_evidence.related(prop.text, self.related_k, exclude={e.id for e in cited})
+        readings = context.final_readings
         read_texts = [r.text for r in readings]
+        related = context.run_evidence.related(
+            context.text, self.related_k, exclude={e.id for e in context.cited}
+        )
         return _Question(
-            hypothesis=in_evidence_words(in_evidence_terms(prop.text, read_texts), read_texts),
-            cited=tuple(cited),
+            hypothesis=in_evidence_words(in_evidence_terms(context.text, read_texts), read_texts),
+            cited=context.cited,
             related=tuple(related),
-            readings=(*readings, *(read(e.text, prop.text) for e in related)),
-            computations=computed,
+            readings=(*readings, *(read(e.text, context.text) for e in related)),
+            computations=context.computations,
         )
 
     def _model_outcome(self, question: _Question, results: Sequence[Entailment]) -> _Outcome:
@@ -385,6 +298,7 @@ class LedgerVerifier:
                 ledger_id=entry.id,
                 span=reading.to_stored(*result.evidence_span),
                 model=result.model,
+                check=MODEL_CHECK,
                 reason=f"{entry.id} contradicts it: “{clip(snippet)}”",
             )
         best_entry, best_reading = cited[best_index], readings[best_index]
@@ -396,6 +310,7 @@ class LedgerVerifier:
                 ledger_id=best_entry.id,
                 span=span,
                 model=best.model,
+                check=MODEL_CHECK,
                 reason="entailed" + "".join(f"; {c['statement']}" for c in question.computations),
                 computations=question.computations,
             )
@@ -405,6 +320,7 @@ class LedgerVerifier:
             ledger_id=best_entry.id,
             span=span,
             model=best.model,
+            check=MODEL_CHECK,
             reason=self._not_stated(question, results, best_entry.id, best.score),
             computations=question.computations,
         )
@@ -486,6 +402,7 @@ class LedgerVerifier:
             ledger_id=outcome.ledger_id,
             span=outcome.span,
             model=outcome.model,
+            check=outcome.check,
         )
         body = {
             "claim_id": claim.id,
@@ -559,55 +476,6 @@ class LedgerVerifier:
         ]
 
 
-def _missing(reason: str, score: float) -> _Outcome:
-    return _Outcome(
-        label="missing_evidence",
-        score=score,
-        ledger_id=None,
-        span=None,
-        model=DETERMINISTIC_MODEL,
-        reason=reason,
-    )
-
-
-def _computation_record(computation: Computation, cited: Sequence[LedgerEntry]) -> dict[str, Any]:
-    """A computation as the verdict records it: each operand with its ledger entry
-    and stored span, so that an auditor can redo it."""
-    operands: list[dict[str, Any]] = []
-    for operand in computation.operands:
-        entry = cited[operand.document]
-        start, end = view_of(entry.text).to_stored(operand.start, operand.end)
-        operands.append(
-            {"ledger_id": entry.id, "span": [start, end], "text": entry.text[start:end]}
-        )
-    return {
-        "operation": computation.operation,
-        "result": format(computation.result.normalize(), "f"),
-        "unit": computation.unit,
-        "cue": computation.cue,
-        "operands": operands,
-        "statement": describe_computation(computation),
-    }
-
-
-def _miscalculated(
-    value: str, miscalculation: Miscalculation, cited: Sequence[LedgerEntry]
-) -> _Outcome:
-    """A value the proposition says it computed, which the evidence computes otherwise:
-    a contradiction that names the right value and where its operands stand."""
-    record = _computation_record(miscalculation.expected, cited)
-    first = record["operands"][0] if record["operands"] else None
-    return _Outcome(
-        label="contradiction",
-        score=0.0,
-        ledger_id=first["ledger_id"] if first else cited[0].id,
-        span=(first["span"][0], first["span"][1]) if first else None,
-        model=DETERMINISTIC_MODEL,
-        reason=f"“{value}” is not what it says it computes: {record['statement']}",
-        computations=(record,),
-    )
-
-
 def _join(texts: Sequence[str]) -> tuple[str, list[int]]:
     """Several texts as one document, with the offset at which each starts."""
     offsets: list[int] = []
@@ -630,89 +498,6 @@ def _shift(result: Entailment, offsets: Sequence[int]) -> Entailment:
         result,
         evidence_span=(result.evidence_span[0] - start, max(result.evidence_span[1] - start, 0)),
     )
-
-
-def _says_the_opposite(
-    text: str, proposition: str, clauses: Sequence[str]
-) -> tuple[int, int] | None:
-    """The span of ``text`` that says the opposite of the proposition or of one of
-    its clauses (:func:`polarity_conflict`, :func:`direction_conflict`,
-    :func:`action_conflict`), or None.
-
-    A clause is read on its own because a proposition that joins two facts
-    ("Lovelace is on floor 3; food is allowed in quiet rooms") shares too few words
-    with the one sentence that denies one of them for the whole to be read against
-    it."""
-    found = (
-        polarity_conflict(text, proposition)
-        or direction_conflict(text, proposition)
-        or action_conflict(text, proposition)
-    )
-    for clause in clauses:
-        if found is not None:
-            break
-        found = (
-            polarity_conflict(text, clause, shared_negation=True)
-            or direction_conflict(text, clause)
-            or action_conflict(text, clause)
-        )
-    return found
-
-
-def _deterministic(
-    label: VerdictLabel, entry: LedgerEntry, reading: Reading, span: tuple[int, int], reason: str
-) -> _Outcome:
-    """An outcome a deterministic check settled, pointing at ``span`` of what was read
-    of ``entry`` (its stored span in the verdict): entailed with score 1, else 0."""
-    return _Outcome(
-        label=label,
-        score=1.0 if label == "entailment" else 0.0,
-        ledger_id=entry.id,
-        span=reading.to_stored(*span),
-        model=DETERMINISTIC_MODEL,
-        reason=reason,
-    )
-
-
-def _misplaced(
-    cited: Sequence[LedgerEntry], readings: Sequence[Reading], proposition: str
-) -> _Outcome | None:
-    """The outcome where the proposition puts a name in another field's or another
-    party's role in a cited entry (:mod:`._fields`), or None."""
-    for entry, reading in zip(cited, readings, strict=True):
-        found = wrong_field(reading.text, proposition) or wrong_party(reading.text, proposition)
-        if found is not None:
-            span, _, given = found
-            line = clip(reading.text[slice(*span)])
-            return _deterministic(
-                "neutral", entry, reading, span, f"{entry.id} gives “{line}”, not {given}"
-            )
-    return None
-
-
-def _read_flags(
-    cited: Sequence[LedgerEntry], readings: Sequence[Reading], proposition: str
-) -> _Outcome | None:
-    """The outcome a cited JSON entry's true/false or outcome field settles
-    (:mod:`._flags`): a contradiction where the proposition states the field with
-    the other value, an entailment where it states just that field with its value;
-    None where no field settles it."""
-    for entry, reading in zip(cited, readings, strict=True):
-        text = reading.text
-        span = flag_conflict(text, proposition) or state_conflict(text, proposition)
-        if span is not None:
-            line = clip(text[slice(*span)])
-            return _deterministic(
-                "contradiction", entry, reading, span, f"{entry.id} says the opposite: “{line}”"
-            )
-    for entry, reading in zip(cited, readings, strict=True):
-        span = flag_support(reading.text, proposition)
-        if span is not None:
-            line = clip(reading.text[slice(*span)])
-            return _deterministic(
-                "entailment", entry, reading, span, f"stated by the field “{line}”"
-            )
-    return None
 
 
 def _gives_otherwise(premise: str, proposition: str) -> bool:

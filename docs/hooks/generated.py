@@ -5,7 +5,9 @@ A line that holds nothing but a placeholder is replaced when the page is built:
 - ``{{ benchmark_table("ledger") }}``: the tables of ``benchmarks/results/ledger.json``;
 - ``{{ cli_reference() }}``: every ``assay`` command, from the command tree itself;
 - ``{{ exception_reference() }}``: the exception tree from ``assay/errors.py``;
-- ``{{ include("SECURITY.md") }}``: a file of the repository, as it is.
+- ``{{ include("SECURITY.md") }}``: a file of the repository, as it is;
+- ``{{ verifier_checks() }}``: the verifier's deterministic checks, in order, from
+  :data:`assay.verifier.checks.DEFAULT_CHECKS`.
 
 An unknown placeholder, a missing file or a results file without its figures fails
 the build (``mkdocs build --strict`` runs in the test suite), so nothing here can
@@ -26,6 +28,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
+from verifier_checks import verifier_checks_table
 
 _PLACEHOLDER = re.compile(r"^\{\{\s*(\w+)\((.*)\)\s*\}\}[ \t]*$", re.MULTILINE)
 
@@ -63,6 +66,8 @@ def _expand(name: str, args: list[str], root: Path) -> str:
         import assay.errors
 
         return exception_reference(assay.errors, assay)
+    if name == "verifier_checks" and not args:
+        return verifier_checks_table()
     if name == "include" and len(args) == 1:
         path = (root / args[0]).resolve()
         if root not in path.parents or not path.is_file():

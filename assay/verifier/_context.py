@@ -1,0 +1,166 @@
+"""One proposition as every check reads it, built once.
+
+Each derived reading (the entries' views, the values grounded against them, what is
+read of each entry, the typed slots' record, the proposition's clauses) is computed
+on first use and then shared, so that a check costs what it alone adds, and a
+proposition settled early never pays for a reading only a later check needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from functools import cached_property
+from typing import Any
+
+from assay._search import Bm25Index
+from assay.gate import Proposition, describe_computation
+from assay.grounding import Computation, view_of
+from assay.ledger import LedgerEntry
+from assay.verifier._deterministic import Settled, deterministic_gaps
+from assay.verifier._premises import Reading, read
+from assay.verifier._slots import Binding, bind
+from assay.verifier._text import split_claim, split_clauses
+
+
+class RunEvidence:
+    """A run's evidence entries, with one BM25 index over their text built on first
+    use and shared by every proposition of the hand-over."""
+
+    def __init__(self, entries: Sequence[LedgerEntry]) -> None:
+        self.entries = entries
+        self.by_id = {entry.id: entry for entry in entries}
+        self._texts = [e for e in entries if isinstance(e.content, str)]
+        self._index: Bm25Index | None = None
+
+    def related(self, text: str, k: int, *, exclude: set[str]) -> list[LedgerEntry]:
+        """Up to ``k`` entries most related to ``text``, none of those in ``exclude``."""
+        if k <= 0 or not self._texts:
+            return []
+        if self._index is None:
+            self._index = Bm25Index([view_of(e.text).text for e in self._texts])
+        hits = self._index.search(text, k + len(exclude))
+        return [self._texts[i] for i, _ in hits if self._texts[i].id not in exclude][:k]
+
+
+class PropositionContext:
+    """A proposition, its cited evidence and what the checks read of them.
+
+    ``cited`` holds the entries the proposition cites that are evidence of this
+    run, each once, in the order cited. ``readings`` is what is read of each cited
+    entry (all of it, or for a long entry the records most related to the
+    proposition); ``final_readings`` is what the later checks and the model read:
+    the typed slots' record in place of its entry, and each verified computation
+    written beside the evidence it was computed from.
+    """
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        proposition: Proposition,
+        cited: Sequence[LedgerEntry],
+        run_evidence: RunEvidence,
+    ) -> None:
+        self.run_id = run_id
+        self.proposition = proposition
+        self.cited = tuple(cited)
+        self.run_evidence = run_evidence
+
+    @classmethod
+    def build(
+        cls, run_id: str, proposition: Proposition, run_evidence: RunEvidence
+    ) -> PropositionContext:
+        """The context of ``proposition``: its cited entries that are evidence of
+        ``run_id`` (an id cited twice counts once; others are left out)."""
+        by_id: Mapping[str, LedgerEntry] = run_evidence.by_id
+        cited = [
+            by_id[i]
+            for i in dict.fromkeys(proposition.ledger_ids)
+            if i in by_id and by_id[i].run_id == run_id and by_id[i].is_evidence
+        ]
+        return cls(run_id=run_id, proposition=proposition, cited=cited, run_evidence=run_evidence)
+
+    @property
+    def text(self) -> str:
+        """The proposition's text."""
+        return self.proposition.text
+
+    @property
+    def typed(self) -> bool:
+        """Whether the proposition carries ``args`` (its slots are bound record by
+        record instead of row by row)."""
+        return bool(self.proposition.args)
+
+    @cached_property
+    def views(self) -> list[str]:
+        """Each cited entry's view: a JSON entry as ``path: value`` lines."""
+        return [view_of(e.text).text for e in self.cited]
+
+    @cached_property
+    def grounded(self) -> Settled:
+        """The proposition's values against the views: those found nowhere, those
+        computed from the evidence, and a computation done wrong."""
+        return deterministic_gaps(self.text, self.views)
+
+    @cached_property
+    def computations(self) -> tuple[dict[str, Any], ...]:
+        """The verified computations as a verdict records them (operands with their
+        ledger entries and stored spans, so that an auditor can redo them)."""
+        return tuple(computation_record(c, self.cited) for c in self.grounded.computations)
+
+    @cached_property
+    def readings(self) -> list[Reading]:
+        """What is read of each cited entry for this proposition, so that the cost
+        of what reads it grows with the proposition and not with the evidence."""
+        return [read(e.text, self.text) for e in self.cited]
+
+    @cached_property
+    def binding(self) -> Binding | str | None:
+        """The record holding every slot of a typed proposition, or why none does;
+        ``None`` for an untyped proposition."""
+        args = self.proposition.args
+        return bind(args, self.cited) if args else None
+
+    @cached_property
+    def final_readings(self) -> list[Reading]:
+        """The readings with the slots' record in place of its entry (the other cited
+        entries, a document's title say, stay beside it as context) and each verified
+        computation stated beside the evidence."""
+        readings = self.readings
+        binding = self.binding
+        if isinstance(binding, Binding):
+            readings = [
+                binding.reading if e.id == binding.entry.id else r
+                for e, r in zip(self.cited, readings, strict=True)
+            ]
+        if self.grounded.computations:
+            stated = " ".join(f"{describe_computation(c)}." for c in self.grounded.computations)
+            readings = [replace(r, text=f"{r.text}\n{stated}") for r in readings]
+        return readings
+
+    @cached_property
+    def clauses(self) -> list[str]:
+        """The proposition's clauses, sentence by sentence: a proposition that joins
+        two facts is also read one fact at a time."""
+        return [c for sentence in split_claim(self.text) for c in split_clauses(sentence)]
+
+
+def computation_record(computation: Computation, cited: Sequence[LedgerEntry]) -> dict[str, Any]:
+    """A computation as the verdict records it: each operand with its ledger entry
+    and stored span, so that an auditor can redo it."""
+    operands: list[dict[str, Any]] = []
+    for operand in computation.operands:
+        entry = cited[operand.document]
+        start, end = view_of(entry.text).to_stored(operand.start, operand.end)
+        operands.append(
+            {"ledger_id": entry.id, "span": [start, end], "text": entry.text[start:end]}
+        )
+    return {
+        "operation": computation.operation,
+        "result": format(computation.result.normalize(), "f"),
+        "unit": computation.unit,
+        "cue": computation.cue,
+        "operands": operands,
+        "statement": describe_computation(computation),
+    }

@@ -1,0 +1,52 @@
+"""The verifier's built-in deterministic checks, in the order they are asked.
+
+Each module holds one check (its finder, when it applies, its examples); this list
+is the order: what settles a proposition from its citations alone first, then its
+values, then where its values stand, then what the records' fields and sentences
+say of it. A proposition none settles goes to the NLI model. Add a check of your
+own with :meth:`assay.verifier.LedgerVerifier.add_check`.
+"""
+
+from assay.verifier._context import PropositionContext, RunEvidence
+from assay.verifier._pipeline import MODEL_CHECK, Check, CheckSpec, Example, Finding
+from assay.verifier.checks import (
+    expected_not_done,
+    flag_conflict,
+    flag_support,
+    miscalculation,
+    misplaced_name,
+    no_evidence,
+    opposite,
+    too_long,
+    unbound_slots,
+    unstated_values,
+    verbatim,
+    wrong_row,
+)
+
+#: The built-in checks, in order.
+DEFAULT_CHECKS: tuple[Check, ...] = (
+    no_evidence.CHECK,
+    too_long.CHECK,
+    verbatim.CHECK,
+    miscalculation.CHECK,
+    unstated_values.CHECK,
+    wrong_row.CHECK,
+    misplaced_name.CHECK,
+    unbound_slots.CHECK,
+    flag_conflict.CHECK,
+    flag_support.CHECK,
+    opposite.CHECK,
+    expected_not_done.CHECK,
+)
+
+__all__ = [
+    "DEFAULT_CHECKS",
+    "MODEL_CHECK",
+    "Check",
+    "CheckSpec",
+    "Example",
+    "Finding",
+    "PropositionContext",
+    "RunEvidence",
+]
