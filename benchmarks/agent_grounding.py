@@ -111,14 +111,20 @@ def agent_for(cp: ControlPlane, item: Mapping[str, Any]) -> Callable[[dict[str, 
     return agent
 
 
-def first_score(cp: ControlPlane, run_id: str) -> tuple[float, str, str]:
-    """The first verification's score, label and reason; a gate refusal scores 0."""
+def first_score(cp: ControlPlane, run_id: str) -> tuple[float, str, str, str]:
+    """The first verification's score, label, reason and deciding check; a gate
+    refusal scores 0 and is decided by ``gate``."""
     manifest = cp.manifest(run_id)
     if manifest.verdicts:
         body: Any = manifest.verdicts[0].content
-        return float(body["score"]), str(body["label"]), str(body.get("reason", ""))
+        return (
+            float(body["score"]),
+            str(body["label"]),
+            str(body.get("reason", "")),
+            str(body.get("check") or "unnamed"),
+        )
     codes = [code for d in manifest.gate_decisions for code in d.codes]
-    return 0.0, "gate", ", ".join(dict.fromkeys(codes))
+    return 0.0, "gate", ", ".join(dict.fromkeys(codes)), "gate"
 
 
 def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
@@ -146,7 +152,7 @@ def run(items: Sequence[Mapping[str, Any]], *, nli: str) -> dict[str, Any]:
             for item in items:
                 graph = fence(agent_for(cp, item), control_plane=cp, name="agent-grounding")
                 result = cp.run(graph, {"task": f"Report on {item['domain']}."})
-                score, label, reason = first_score(cp, result.run_id)
+                score, label, reason, check = first_score(cp, result.run_id)
                 outcomes.append(
                     {
                         "id": item["id"],
@@ -157,6 +163,7 @@ def run(items: Sequence[Mapping[str, Any]], *, nli: str) -> dict[str, Any]:
                         "answered": result.status == "answered",
                         "score": round(score, 4),
                         "verdict": label,
+                        "check": check,
                         "reason": reason,
                         "unsupported": [u.missing_evidence for u in result.unsupported][:3],
                         "errors": [str(e.get("message", e))[:300] for e in result.errors][:3],
@@ -205,8 +212,36 @@ def summarise(outcomes: Sequence[Mapping[str, Any]], elapsed: float) -> dict[str
         ),
         "seconds": round(elapsed, 1),
         "per_phenomenon": table,
+        "per_check": per_check(outcomes),
         "outcomes": list(outcomes),
     }
+
+
+def per_check(outcomes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per check that decided an item's first verdict (``gate`` where the gate
+    refused it): how many items it decided, how many it entailed and refused, and
+    its precision (an entailment right on a supported item, a refusal on an
+    unsupported one)."""
+    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for o in outcomes:
+        groups[str(o["check"])].append(o)
+    rows: list[dict[str, Any]] = []
+    for check, group in groups.items():
+        entailed = [o for o in group if o["verdict"] == "entailment"]
+        refused = [o for o in group if o["verdict"] != "entailment"]
+        right = sum(o["label"] == "supported" for o in entailed) + sum(
+            o["label"] != "supported" for o in refused
+        )
+        rows.append(
+            {
+                "check": check,
+                "decided": len(group),
+                "entailed": len(entailed),
+                "refused": len(refused),
+                "precision": round(right / len(group), 3),
+            }
+        )
+    return sorted(rows, key=lambda r: (-r["decided"], r["check"]))
 
 
 def tuning_domains(outcomes: Sequence[Mapping[str, Any]]) -> set[str]:

@@ -51,6 +51,7 @@ from assay.evals import (
     GraphFactory,
     Suite,
     check_gate,
+    check_precision,
     eval_history,
     evaluate,
     load_suite,
@@ -242,10 +243,28 @@ def _render(report: EvalReport, result: GateResult) -> None:
         )
     console().print(table)
     _timings(report)
+    _checks(report)
     _cases(report)
     target = console() if result.passed else err_console()
     for line in result.summary().splitlines():
         target.print(shown(line), soft_wrap=True)
+
+
+def _checks(report: EvalReport) -> None:
+    """Which check decided how many verdicts, and how often gold agrees."""
+    table = Table(title="what decided the verdicts")
+    for column in ("check", "decided", "entailed", "refused", "precision"):
+        table.add_column(column)
+    for found in check_precision(report.cases):
+        table.add_row(
+            shown(found.check),
+            str(found.decided),
+            str(found.entailed),
+            str(found.refused),
+            _pct(found.precision),
+        )
+    if table.row_count:
+        console().print(table)
 
 
 def _timings(report: EvalReport) -> None:

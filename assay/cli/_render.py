@@ -8,7 +8,7 @@ control characters visible.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from rich.console import Console
@@ -167,12 +167,22 @@ def render_audit(cp: ControlPlane, run_id: str, console: Console) -> None:
         table.add_row(
             shown(row["claim_id"]),
             shown(row["proposition"]),
-            shown(row["label"]),
+            # The label, and under it what decided it (a check's id or the model).
+            f"{shown(row['label'])}\n{shown(decided_by(row))}",
             f"{row['score']:.2f}",
             span_text or shown(row["reason"] or ""),
         )
     console.print(table)
     render_manifest(manifest, console)
+
+
+def decided_by(row: Mapping[str, Any]) -> str:
+    """What decided a verdict: the deterministic check's id, or the model's id (a
+    verdict recorded before checks were named shows its model alone)."""
+    check, model = row.get("check"), row.get("model")
+    if check == "model" or check is None:
+        return str(model or "")
+    return str(check)
 
 
 def audit_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
@@ -188,6 +198,10 @@ def audit_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
             "span": v.span,
             "quote": " ".join(v.quote.split()) if v.quote is not None else None,
             "reason": v.record.get("reason"),
+            # What decided it: a deterministic check's id, or ``model`` (with the
+            # model's id and score).
+            "check": v.record.get("check"),
+            "model": v.record.get("model"),
         }
         for v in audited_verdicts(cp.ledger, run_id)
     ]

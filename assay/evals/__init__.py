@@ -41,7 +41,16 @@ from assay.evals._history import (
     record_eval,
 )
 from assay.evals._match import MatchHow, MeaningJudge, NLIJudge, match_statement
-from assay.evals._metrics import GATED_METRICS, CaseMetrics, SuiteMetrics, score_case, summarise
+from assay.evals._metrics import (
+    GATED_METRICS,
+    CaseMetrics,
+    CheckDecision,
+    CheckPrecision,
+    SuiteMetrics,
+    check_precision,
+    score_case,
+    summarise,
+)
 from assay.evals._model import (
     SUITE_FORMAT,
     SUITE_SCHEMA_ID,
@@ -106,6 +115,8 @@ __all__ = [
     "CaseMetrics",
     "CaseModel",
     "CaseRun",
+    "CheckDecision",
+    "CheckPrecision",
     "EvalCase",
     "EvalHistory",
     "EvalReport",
@@ -133,6 +144,7 @@ __all__ = [
     "baseline_of",
     "baseline_sha256",
     "check_gate",
+    "check_precision",
     "eval_history",
     "evaluate",
     "load_suite",

@@ -27,7 +27,10 @@ from assay.evals._suite import EvalCase
 __all__ = [
     "GATED_METRICS",
     "CaseMetrics",
+    "CheckDecision",
+    "CheckPrecision",
     "SuiteMetrics",
+    "check_precision",
     "score_case",
     "summarise",
 ]
@@ -46,6 +49,32 @@ GATED_METRICS: dict[str, Literal["higher", "lower"]] = {
     "side_effect_hygiene": "higher",
 }
 _SUPPORTED_GOLD = ("answered", "awaiting_grant")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckDecision:
+    """One verdict of a case and whether gold agrees with it: ``right`` when the
+    check entailed a gold-supported proposition or refused one gold does not
+    support."""
+
+    check: str
+    label: str
+    right: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckPrecision:
+    """How often one check (or the model) decided, and how often rightly."""
+
+    check: str
+    decided: int
+    right: int
+    entailed: int
+    refused: int
+
+    @property
+    def precision(self) -> float | None:
+        return _ratio(self.right, self.decided)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,6 +103,9 @@ class CaseMetrics:
     model_s: float | None
     run_id: str | None
     error: str | None
+    #: Which check decided each verdict of the run, and whether gold agrees; a
+    #: report's figure, not a baseline's (:meth:`outcome` leaves it out).
+    decisions: tuple[CheckDecision, ...] = ()
 
     @property
     def status_ok(self) -> bool:
@@ -109,7 +141,7 @@ class CaseMetrics:
     def outcome(self) -> dict[str, Any]:
         """What a baseline keeps of the case: everything but the timings."""
         data = asdict(self)
-        for name in ("case_id", "rounds", "latency_s", "model_s", "run_id"):
+        for name in ("case_id", "rounds", "latency_s", "model_s", "run_id", "decisions"):
             data.pop(name)
         return data
 
@@ -181,6 +213,51 @@ def score_case(case: EvalCase, run: CaseRun, *, judge: Judge | None = None) -> C
         model_s=run.model_s,
         run_id=run.run_id,
         error=run.error,
+        decisions=_decisions(case, run.propositions, sources, judge),
+    )
+
+
+def _decisions(
+    case: EvalCase,
+    props: Sequence[ObservedProposition],
+    sources: list[str],
+    judge: Judge | None,
+) -> tuple[CheckDecision, ...]:
+    """Each verified proposition's deciding check, and whether gold agrees."""
+    decisions: list[CheckDecision] = []
+    for prop in props:
+        if prop.label is None or prop.claim_type == "Conjecture":
+            continue
+        supported = _gold(case, prop.text, sources, judge) in ("fact", "sources")
+        decisions.append(
+            CheckDecision(
+                check=prop.check or "unnamed",
+                label=prop.label,
+                right=(prop.label == "entailment") == supported,
+            )
+        )
+    return tuple(decisions)
+
+
+def check_precision(cases: Sequence[CaseMetrics]) -> list[CheckPrecision]:
+    """Per deciding check, over every case: how many verdicts it decided, how many
+    gold agrees with, and how many it entailed and refused; most decided first."""
+    tally: dict[str, list[CheckDecision]] = {}
+    for case in cases:
+        for decision in case.decisions:
+            tally.setdefault(decision.check, []).append(decision)
+    return sorted(
+        (
+            CheckPrecision(
+                check=check,
+                decided=len(found),
+                right=sum(d.right for d in found),
+                entailed=sum(d.label == "entailment" for d in found),
+                refused=sum(d.label != "entailment" for d in found),
+            )
+            for check, found in tally.items()
+        ),
+        key=lambda p: (-p.decided, p.check),
     )
 
 

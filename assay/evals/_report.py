@@ -25,7 +25,7 @@ from assay.control_plane import ControlPlane
 from assay.evals._evaluate import EvalReport
 from assay.evals._files import write_atomically
 from assay.evals._gate import Baseline, check_gate
-from assay.evals._metrics import GATED_METRICS, CaseMetrics
+from assay.evals._metrics import GATED_METRICS, CaseMetrics, check_precision
 from assay.ledger import Ledger, LedgerEntry
 
 __all__ = [
@@ -61,6 +61,8 @@ class AuditedProposition:
     label: str | None = None
     score: float | None = None
     reason: str | None = None
+    #: What decided the verdict: a deterministic check's id, or ``model``.
+    check: str | None = None
     evidence_id: str | None = None
     evidence_span: str | None = None
 
@@ -208,6 +210,7 @@ def _proposition(
         label=str(verdict.get("label")),
         score=float(score) if isinstance(score, int | float) else None,
         reason=str(verdict.get("reason") or "") or None,
+        check=str(verdict["check"]) if isinstance(verdict.get("check"), str) else None,
         evidence_id=evidence_id if isinstance(evidence_id, str) else None,
         evidence_span=found,
     )
@@ -359,6 +362,7 @@ def render_html_report(
         trend_h=_TREND_H,
         pad=_PAD,
         failed=[(c, why, (audits or {}).get(c.case_id)) for c, why in failed if why],
+        checks=check_precision(report.cases),
         passed=sum(not why for _, why in failed),
     )
 
@@ -482,6 +486,20 @@ errors {{ m.errors }}</p>
 <p class="muted">No past runs were given.</p>
 {% endif %}
 
+<h2>What decided the verdicts</h2>
+{% if checks %}
+<table class="checks"><tr><th>check</th><th>verdicts decided</th><th>entailed</th>
+<th>refused</th><th>precision (gold agrees)</th></tr>
+{% for c in checks %}
+<tr><td><code>{{ c.check|visible }}</code></td><td>{{ c.decided }}</td><td>{{ c.entailed }}</td>
+<td>{{ c.refused }}</td>
+<td>{{ '%.1f%%'|format(100 * c.precision) if c.precision is not none else 'n/a' }}</td></tr>
+{% endfor %}
+</table>
+{% else %}
+<p class="muted">No verdict was recorded.</p>
+{% endif %}
+
 <h2>Failed cases</h2>
 {% if not failed %}<p class="ok">Every case passed.</p>{% endif %}
 {% for case, why, audit in failed %}
@@ -518,6 +536,7 @@ expected {{ case.expected_status }}</span></h3>
 <tr><td>{{ p.text|visible }}</td><td><code>{{ p.ledger_ids|join(', ')|visible }}</code></td>
 <td>{% if p.label %}<span class="verdict label-{{ p.label|visible }}">{{ p.label|visible }}</span>
 {% if p.score is not none %} {{ '%.3f'|format(p.score) }}{% endif %}
+{% if p.check %} <span class="muted">decided by</span> <code>{{ p.check|visible }}</code>{% endif %}
 {% if p.reason %}<br><span class="muted">{{ p.reason|visible }}</span>{% endif %}
 {% else %}<span class="muted">not verified</span>{% endif %}</td>
 <td>{% if p.evidence_span is not none %}<code>{{ p.evidence_id|visible }}</code>

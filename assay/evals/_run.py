@@ -51,6 +51,8 @@ class ObservedProposition:
     claim_type: str
     text: str
     label: str | None
+    #: The check that decided the verdict (a deterministic check's id, or ``model``).
+    check: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,6 +186,7 @@ def _propositions(result: RunResult) -> tuple[ObservedProposition, ...]:
             claim_type=claim.type,
             text=prop.text,
             label=prop.entailment.label if prop.entailment is not None else None,
+            check=prop.entailment.check if prop.entailment is not None else None,
         )
         for claim in result.claims
         for prop in claim.propositions

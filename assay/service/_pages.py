@@ -338,6 +338,7 @@ def _proposition(prop: Mapping[str, Any], entries: Mapping[str, LedgerEntry]) ->
         "label": verdict.get("label"),
         "score": verdict.get("score"),
         "model": verdict.get("model"),
+        "check": verdict.get("check"),
         "ledger_id": evidence.get("ledger_id"),
         "source": evidence.get("source"),
         "span": _span(

@@ -102,6 +102,10 @@ def _audited_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
             "quote": v.quote,
             "source": v.entry.source if v.entry is not None else None,
             "reason": v.record.get("reason"),
+            # What decided it: a deterministic check's id, or ``model`` (with the
+            # model's id and score).
+            "check": v.record.get("check"),
+            "model": v.record.get("model"),
         }
         for v in audited_verdicts(cp.ledger, run_id)
     ]

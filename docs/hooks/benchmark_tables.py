@@ -514,12 +514,41 @@ def _agent_grounding(r: _Reader) -> str:
                     r.num(f"halves.{name}.unsupported_refused", 3),
                 )
             )
-    if not halves:
-        return caption + "\n\n" + totals + "\n\n" + per
-    split = _table(
-        ("half", "domains", "items", "supported answered", "unsupported refused"), halves
-    )
-    return caption + "\n\n" + totals + "\n\n" + split + "\n\n" + per
+    parts = [caption, totals]
+    if halves:
+        parts.append(
+            _table(
+                ("half", "domains", "items", "supported answered", "unsupported refused"), halves
+            )
+        )
+    parts.append(per)
+    checks = _per_check(r)
+    if checks:
+        parts.append(checks)
+    return "\n\n".join(parts)
+
+
+def _per_check(r: _Reader) -> str:
+    """What decided each item's first verdict (a check's id, ``model`` or ``gate``),
+    how often, and how often rightly."""
+    table: Any = r.get("per_check")
+    if not isinstance(table, list):
+        return ""
+    rows: list[tuple[str, str, str, str, str]] = []
+    for row in table:  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(row, Mapping):
+            item: Mapping[str, Any] = row  # pyright: ignore[reportUnknownVariableType]
+            rows.append(
+                (
+                    f"`{item.get('check')}`",
+                    str(item.get("decided")),
+                    str(item.get("entailed")),
+                    str(item.get("refused")),
+                    f"{float(item.get('precision', 0)):.3f}",
+                )
+            )
+    header = ("decided by", "items", "entailed", "refused", "precision")
+    return _table(header, rows)
 
 
 def _agent_threshold(r: _Reader) -> str:

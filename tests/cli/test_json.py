@@ -60,6 +60,8 @@ def test_every_read_command_prints_json(
     audit = _json("audit", run, *db)
     assert audit["run_id"] == run and {"phases", "artifacts", "claims"} <= set(audit)
     assert audit["claims"][0]["label"] == "entailment"
+    # What decided each verdict: a deterministic check's id, or the model.
+    assert all(c["check"] and c["model"] for c in audit["claims"])
 
     thread = started["thread_id"]
     status = _json("status", thread, *db)

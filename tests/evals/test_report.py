@@ -29,6 +29,7 @@ from assay.evals import (
     Suite,
     audit_run,
     baseline_of,
+    check_precision,
     evaluate,
     load_suite,
     write_html_report,
@@ -161,6 +162,13 @@ def test_the_report_is_one_valid_page_with_bars_trend_and_audits(
     assert page.having("td", "gate-error") or page.having("tr", "unsupported")
     spans = _span_texts(source)
     assert spans and all(s in STOCK or s in REQUEST for s in spans)
+
+    # What decided the verdicts: per check, as many verdicts as the runs recorded.
+    tally = check_precision(report.cases)
+    assert sum(c.decided for c in tally) == sum(len(c.decisions) for c in report.cases) > 0
+    rows = page.having("table", "checks")
+    assert rows and all(f"<code>{c.check}</code>" in source for c in tally)
+    assert "decided by" in text
 
 
 def _span_texts(source: str) -> list[str]:

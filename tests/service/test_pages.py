@@ -217,6 +217,10 @@ def test_an_auditor_reads_a_run_and_the_ledger(service: Service) -> None:
         page = otto.get(f"/ui/runs/{ref}")
         assert page.status_code == 200 and started["run_id"] in page.text
         assert "intact" in page.text and "<mark>" in page.text and "Gate decisions" in page.text
+        # Each verdict says what decided it: a check's id, or the model's.
+        decided = re.findall(r"decided by <code>([^<]+)</code>", page.text)
+        claims = service.cp.manifest(started["run_id"]).verdicts
+        assert decided and len(decided) == len(claims)
     assert otto.get("/ui/runs/run_nothing").status_code == 404
     ledger = otto.get("/ui/ledger")
     assert ledger.status_code == 200 and "every hash re-derived" in ledger.text
