@@ -63,6 +63,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from assay._text import token_pattern, word_set
 from assay.gate._digest_cache import DigestCache
 from assay.gate._patterns import HEX, Span, find
 from assay.gate._records import Identifier
@@ -249,13 +250,10 @@ def _classify(value: str) -> Identifier | None:
 
 #: Words of a field name that say its value numbers something (``number``,
 #: ``issue_id``, ``linked_pull_requests``), so ``#4190`` may be written as its bare
-#: number there.
-_NUMBERING_WORDS = frozenset(
-    {"number", "no", "num", "id", "ids", "issue", "issues", "pr", "prs", "ref", "refs"}
-    | {"pull", "pulls", "request", "requests", "ticket", "tickets"}
-)
+#: number there (``words/numbering-words.txt``).
+_NUMBERING_WORDS = word_set("numbering-words")
 _FIELD_LINE = re.compile(r"^(?P<path>[^\n:]+): (?P<value>[^\n]*)$", re.MULTILINE)
-_PATH_WORD = re.compile(r"[a-z]+")
+_PATH_WORD = token_pattern("letters")  # of a lower-cased path
 
 
 def _numbered_field(digits: str, text: str) -> bool:

@@ -34,6 +34,7 @@ from typing import Literal
 
 from pydantic import JsonValue
 
+from assay._text import token_pattern
 from assay.contract import Handover
 from assay.gate._checks import Entries, Where, path
 from assay.gate._identifiers import expanded_characters, identifiers_of
@@ -65,7 +66,7 @@ FindingKind = Literal["invisible", "bidi", "mixed_script", "expanded"]
 _OPENERS = frozenset("\u202a\u202b\u202d\u202e\u2066\u2067\u2068")
 _RLO = "\u202e"
 _BIDI_OR_BREAK = re.compile("[\u202a-\u202e\u2066-\u2069\n\r\u0085\u2029]")
-_WORD = re.compile(r"\w+")
+_WORD = token_pattern("word_chars")
 _IGNORED_SCRIPTS = frozenset({"COMMON", "INHERITED", "Unknown"})
 #: Scripts written together in one word in ordinary text (UAX #39, highly restrictive).
 _WRITTEN_TOGETHER = (

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
+from assay._text import alternation, word_table
 from assay.grounding._evidence import EvidenceIndex, Value
 from assay.grounding._quantities import Quantity
 from assay.grounding._units import currency_of, dollar_like, measure
@@ -73,42 +74,28 @@ MAX_DATES = 40
 #: Records (lines, JSON objects, rows) counted per evidence text.
 MAX_RECORDS = 2_000
 
-_EXCLUDING = r"\b(?:leaving\s+out|excluding|except|apart\s+from|not\s+counting|other\s+than)\b"
-#: The words by which a claim says a number is computed, by kind of computation.
+
+def _cue_words(cue: str) -> str:
+    """The words of one kind of cue (``words/arithmetic-cues.toml``) as a pattern."""
+    return alternation(word_table("arithmetic-cues")[cue])
+
+
+_EXCLUDING = rf"\b(?:{_cue_words('excluding')})\b"
+#: The words by which a claim says a number is computed, by kind of computation: the
+#: words are data; the cues that are no words ("%", "x 3", "a two-month deposit",
+#: "/", "runtime") are written here.
 CUES: dict[Cue, re.Pattern[str]] = {
-    "sum": re.compile(
-        r"\b(?:total(?:s|led|ling)?|in\s+all|combined|altogether|sum|add(?:s|ed)?\s+up|"
-        r"across|together|overall|aggregate|both|all\s+told|between\s+them)\b|" + _EXCLUDING,
-        re.I,
-    ),
-    "difference": re.compile(
-        r"\b(?:difference|more|less|fewer|below|above|over|under|short|behind|ahead|"
-        r"up|down|ros[e]|risen|fell|fallen|drops?|dropped|increas(?:e|ed|es)|"
-        r"decreas(?:e|ed|es)|reduc(?:ed|tion)|left|leaving|remain(?:s|ing)?|outstanding|"
-        r"longer|shorter|later|earlier|after|before|late|early|margin|gap|net|exceed(?:s|ed)?|"
-        r"higher|lower|cheaper|dearer|open|spare|free|lost|gained|saved|deficit|surplus|"
-        r"between|since)\b",
-        re.I,
-    ),
+    "sum": re.compile(rf"\b(?:{_cue_words('sum')})\b|" + _EXCLUDING, re.I),
+    "difference": re.compile(rf"\b(?:{_cue_words('difference')})\b", re.I),
     "product": re.compile(
-        r"\b(?:times|total|in\s+all|in\s+total|worth|altogether|each|per|a\s+piece)\b|[\u00d7x]\s?\d"
+        rf"\b(?:{_cue_words('product')})\b|[\u00d7x]\s?\d"
         r"|\b\w+-(?:hour|day|night|week|month|year)\b",  # a two-month deposit: months x rent
         re.I,
     ),
-    "ratio": re.compile(r"\b(?:per|each|average|a|an|every)\s+\w+|/", re.I),
-    "percentage": re.compile(r"%|\b(?:per\s?cent|percent|share|proportion)\b", re.I),
-    "count": re.compile(
-        r"\b(?:of\s+(?:the|them|whom|which|those|these|its|their)|listed|in\s+total|in\s+all|"
-        r"total|count(?:ed|ing)?|number\s+of)\b",
-        re.I,
-    ),
-    "elapsed": re.compile(
-        r"\b(?:after|before|later|earlier|late|early|since|between|from|until|till|took|"
-        r"taking|lasted|elapsed|ahead|behind|instead|block|in\s+service|ago|within|duration|"
-        r"spent|run\s?time|wall\s+time|(?:ran|run|runs|running)\s+for|"
-        r"(?:completed|finished|done)\s+in)\b",
-        re.I,
-    ),
+    "ratio": re.compile(rf"\b(?:{_cue_words('ratio')})\s+\w+|/", re.I),
+    "percentage": re.compile(rf"%|\b(?:per\s?cent|{_cue_words('percentage')})\b", re.I),
+    "count": re.compile(rf"\b(?:{_cue_words('count')})\b", re.I),
+    "elapsed": re.compile(rf"\b(?:{_cue_words('elapsed')}|run\s?time)\b", re.I),
 }
 
 

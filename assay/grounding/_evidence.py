@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
+from assay._text import token_pattern
 from assay.grounding._dates import DateMention, find_dates, years_in
 from assay.grounding._numbers import convention_of, find_numbers
 from assay.grounding._quantities import Quantity, find_quantities
@@ -57,7 +58,7 @@ _OFFSET = re.compile(
 #: Words of :data:`_OFFSET` at most ("within fourteen (14) calendar days of the"),
 #: with one to spare; a word being a run of anything but white space.
 _OFFSET_WORDS = 8
-_WORD_START = re.compile(r"\S+")
+_WORD_START = token_pattern("chunks")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
 
+from assay._text import word_set
 from assay.grounding._numbers import Convention, Number, find_numbers
 from assay.grounding._units import (
     CURRENCY_SIGNS,
@@ -89,21 +90,11 @@ _HEDGES: dict[str, Approximation] = {
     "more than": "over",
     "above": "over",
 }
-_PLURALS_WORDS = """
-    people children staff data media personnel equipment sheep fish
-"""
-_PLURALS = frozenset(_PLURALS_WORDS.split())
+#: Nouns that are plural without an "s" (``words/plural-nouns.txt``).
+_PLURALS = word_set("plural-nouns")
 _PARTS_JOIN = re.compile(r"(?:,?\x20(?:and\x20)?|\x20?)$")
-#: Words after a number that are not the thing it counts.
-_NOT_NOUNS_WORDS = """
-    a an the and or of to in on at by for from with than as is are was were be been has
-    have had it its per each more less fewer over under above below after before later
-    earlier ago late early out up down off times x vs versus percent through until till
-    into onto about around this that these those which who whom what when where while if
-    but so not no yes all both only also because since although though unless against
-    whereas thus hence yet
-"""
-_NOT_NOUNS = frozenset(_NOT_NOUNS_WORDS.split())
+#: Words after a number that are not the thing it counts (``words/not-nouns.txt``).
+_NOT_NOUNS = word_set("not-nouns")
 #: Scale words after an amount of money (``€1.2m``, ``USD 2 billion``, ``£3.5k``); a
 #: letter only glued to the number (``EUR 5 M&A fees`` is five euros).
 _SCALE = re.compile(

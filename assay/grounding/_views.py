@@ -40,13 +40,14 @@ from functools import lru_cache
 from typing import Any, cast
 
 from assay._limits import MAX_JSON_DEPTH
+from assay._text import sentence_spans
 
 __all__ = ["EvidenceView", "ViewLine", "view_of"]
 
 _WHITESPACE = " \t\n\r"
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
-#: A text line longer than this is split into sentences when records are formed.
+#: A text line longer than this is split into sentences (its ``records`` sentences,
+#: :mod:`assay._text`) when records are formed.
 _LONG_LINE_CHARS = 240
 _DECODER = json.JSONDecoder()
 #: The standard library's JSON string decoder: ``scanstring(text, index_after_quote)``
@@ -335,8 +336,6 @@ def _text_records(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
             if len(body) <= _LONG_LINE_CHARS:
                 yield (f"line {number}", (cursor, cursor + len(body)))
             else:
-                for count, piece in enumerate(_SENTENCE_END.split(body), start=1):
-                    at = text.index(piece, cursor)
-                    yield (f"line {number}, sentence {count}", (at, at + len(piece)))
-                    cursor = at + len(piece)
+                for count, (a, b) in enumerate(sentence_spans(body, "records"), start=1):
+                    yield (f"line {number}, sentence {count}", (cursor + a, cursor + b))
         offset += len(raw)

@@ -7,51 +7,40 @@ words, the evidence values that can be operands, and which records of the eviden
 name a word. Read again for every value, each of these costs as much as the whole
 claim or the whole evidence, so a claim of a few hundred numbers cost the square of
 its length. A :class:`Worksheet` reads each of them once and keeps it for the
-claim's other values: the sentences of the claim (as spans, found by bisection),
-anything derived from the evidence (by key), and, per evidence text, which records
-hold each word.
+claim's other values: the sentences of the claim (its ``statements``, cut by
+:mod:`assay._text`, as spans found by bisection), anything derived from the evidence
+(by key), and, per evidence text, which records hold each word.
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import cached_property
 from typing import TypeVar, cast
 
+from assay._text import sentence_spans, token_pattern, word_set
 from assay.grounding._evidence import EvidenceIndex
 
 __all__ = ["Worksheet", "claim_words", "fold"]
 
 T = TypeVar("T")
 
-#: A sentence of a claim: up to a full stop, question or exclamation mark or
-#: semicolon that no digit follows (``1.5`` is one number), or to the end. A
-#: sentence starts only at the start or after such a mark: a match tried anywhere
-#: else would fail after scanning to the next mark, for every character of a long
-#: sentence.
-_SENTENCE = re.compile(r"(?:\A|(?<=[.!?;]))[^.!?;]*(?:[.!?;](?!\d)|$)")
 #: A whole word as the record checks compare them: a run of word characters and
 #: hyphens (what ``(?<![\w-])word(?![\w-])`` finds).
-_RUN = re.compile(r"[\w-]+")
+_RUN = token_pattern("runs")
 #: The four characters besides ASCII letters that a case-insensitive pattern of an
 #: ASCII letter also matches.
 _FOLDED = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 #: A word of a claim that may name a row (``DUB1``, ``Eastgate``, ``3rd``), unless
-#: it is one of the common words below.
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}|\d+[A-Za-z][A-Za-z0-9-]*|[A-Z]{2,}\d*")
-_COMMON_WORDS = """
-    the and for with that this from were was are has have had which whom who their them
-    they its into onto over under than then there here been also both each all any some
-    none not only more less most least per after before while when where what total
-"""
-_COMMON = frozenset(_COMMON_WORDS.split())
+#: it is a common word (``words/common-words.txt``).
+_WORD = token_pattern("row_words")
 
 
 def claim_words(text: str) -> list[str]:
     """Words of a claim that may name rows of the evidence (``DUB1``, ``Eastgate``)."""
-    words = [w for w in _WORD.findall(text) if w.lower() not in _COMMON]
+    common = word_set("common-words")
+    words = [w for w in _WORD.findall(text) if w.lower() not in common]
     return list(dict.fromkeys(words))
 
 
@@ -86,7 +75,7 @@ class Worksheet:
     def _sentences(self) -> tuple[list[tuple[int, int]], list[int]]:
         """The spans of the claim's sentences, and how far each reaches: its end, and
         one past its start for an empty one."""
-        spans = [m.span() for m in _SENTENCE.finditer(self.text)]
+        spans = sentence_spans(self.text, "statements")
         return spans, [max(end, start + 1) for start, end in spans]
 
     def sentence(self, start: int, end: int) -> tuple[int, str]:

@@ -10,11 +10,14 @@ and the rest of the statement is the same, the evidence says the opposite, witho
 the model; and where they are the same action in other words, the model is handed
 the claim in the evidence's word.
 
-The lists are short and written out here: each pair is an opposition that release
-notes, tickets, claims decisions and ledgers state with one verb. A lexical
-database (WordNet) would give more pairs, but its data is a separate download that
-the library cannot make at run time, and most of its antonyms are adjectives the
-polarity check already reads by prefix ("unpaid", "inactive").
+The lists are short and are data (``assay/_text/words/antonyms.toml``): each pair is
+an opposition that release notes, tickets, claims decisions and ledgers state with
+one verb. A sentence of evidence is read clause by clause (the ``contrast`` clauses
+of :mod:`assay._text`): "unit tests passed; integration tests failed" states two
+actions about two things. A lexical database (WordNet) would give more pairs, but
+its data is a separate download that the library cannot make at run time, and most
+of its antonyms are adjectives the polarity check already reads by prefix
+("unpaid", "inactive").
 """
 
 from __future__ import annotations
@@ -22,48 +25,32 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from assay._text import clause_spans, token_pattern, word_table
 from assay.verifier._polarity import opposite_polarity
-from assay.verifier._text import content_words, split_sentences, word_stems
+from assay.verifier._text import content_words, word_stems
 
 __all__ = ["action_conflict", "in_evidence_words", "opposite_actions"]
 
-#: Pairs of opposite actions, each side the word stems (``word_stems``) that write
-#: it. "introduce" is on two sides: a release that introduced a flag added it, one
-#: that introduced a crash broke something a fix would mend.
+
+def _stems(words: Sequence[str]) -> frozenset[str]:
+    return frozenset(stem for word in words for stem in word_stems(word))
+
+
+#: Pairs of opposite actions (``words/antonyms.toml``), each side the word stems
+#: (``word_stems``) that write it, in the file's order.
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
-    (frozenset(a.split()), frozenset(b.split()))
-    for a, b in (
-        ("add introduc", "remov drop delet"),
-        ("fix repair", "break broke broken introduc"),
-        ("upgrad", "downgrad"),
-        ("enabl", "disabl"),
-        ("approv accept grant", "deni reject declin refus"),
-        ("allow permit", "forbid forbidden prohibit"),
-        ("open", "close"),
-        ("pass succeed", "fail"),
-        ("credit", "debit"),
-        ("start", "stop"),
-        ("win won", "lose lost"),
-    )
+    (_stems(pair["one"]), _stems(pair["other"])) for pair in word_table("antonyms")["opposites"]
 )
-#: The same action in other words: a claim's word of one of these is written as the
-#: evidence writes it before the model reads the claim. "introduce" is left out, as
-#: it writes two actions.
-_SAME_ACTION: tuple[frozenset[str], ...] = (
-    frozenset({"remov", "drop", "delet"}),
-    frozenset({"fix", "repair"}),
-    frozenset({"approv", "accept", "grant"}),
-    frozenset({"deni", "reject", "declin", "refus"}),
-    frozenset({"allow", "permit"}),
-    frozenset({"forbid", "forbidden", "prohibit"}),
-    frozenset({"pass", "succeed"}),
+#: The same action in other words (``words/antonyms.toml``): a claim's word of one of
+#: these is written as the evidence writes it before the model reads the claim.
+_SAME_ACTION: tuple[frozenset[str], ...] = tuple(
+    _stems(group) for group in word_table("antonyms")["same"]
 )
 _ACTION_STEMS = frozenset().union(*(a | b for a, b in _OPPOSITES))
-_WORD = re.compile(r"[A-Za-z]+")
+_WORD = token_pattern("letters")
 #: The share of the claim's other content words that the opposing sentence must
 #: write: the same bar as the polarity check's.
 _MIN_COVERAGE = 0.6
-_CLAUSE_CUT = re.compile(r";\s+|,\s+(?=(?:but|and|whereas|while)\s)", re.IGNORECASE)
 
 
 def opposite_actions(stem: str) -> tuple[frozenset[str], frozenset[str]] | None:
@@ -94,7 +81,7 @@ def action_conflict(evidence: str, claim: str) -> tuple[int, int] | None:
         rest = [w for w in content_words(claim) if w not in ours]
         if not rest:
             continue
-        for start, end in _clauses(evidence):
+        for start, end in clause_spans(evidence, "contrast"):
             sentence = evidence[start:end]
             written = set(word_stems(sentence))
             if not written & theirs or written & ours:
@@ -105,19 +92,6 @@ def action_conflict(evidence: str, claim: str) -> tuple[int, int] | None:
                 continue
             return start, end
     return None
-
-
-def _clauses(text: str) -> list[tuple[int, int]]:
-    """The clauses of ``text``'s sentences, as spans: "unit tests passed;
-    integration tests failed" states two actions about two things."""
-    spans: list[tuple[int, int]] = []
-    for sentence in split_sentences(text):
-        start = sentence.start
-        for cut in _CLAUSE_CUT.finditer(sentence.text):
-            spans.append((start, sentence.start + cut.start()))
-            start = sentence.start + cut.end()
-        spans.append((start, sentence.end))
-    return spans
 
 
 def in_evidence_words(claim: str, evidence: Sequence[str]) -> str:

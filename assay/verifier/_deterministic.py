@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay._text import numbers_in, token_pattern
 from assay.gate import computation_in, extract_identifiers, identifier_in_evidence
 from assay.grounding import (
     ClaimValue,
@@ -27,7 +28,7 @@ from assay.grounding import (
     view_of,
 )
 from assay.ledger import LedgerEntry
-from assay.verifier._text import missing_numbers, numbers_in
+from assay.verifier._text import missing_numbers
 
 _QUOTED = re.compile(r"[\"“«]([^\"”»]{3,})[\"”»]")
 _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*(?![\w-])")
@@ -37,7 +38,7 @@ _CALENDAR = frozenset(
     for name in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name, *calendar.day_abbr)
     if name
 )
-_WORDS = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_WORDS = token_pattern("hyphenated")
 _NAME_RUN = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[ ]+[A-Z][a-z]+)+(?![\w-])")
 
 

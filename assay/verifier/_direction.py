@@ -13,7 +13,9 @@ or pair on either side decides nothing: "pressure fell from 322 kPa to 296 kPa"
 against a table of readings is left to the arithmetic and the model.
 
 The "from A to B" phrases of an evidence line are found once, however many values
-of the claim occur on it.
+of the claim occur on it. The words of direction are data
+(``assay/_text/words/directions.toml``); a value's clause is the ``value`` clause of
+:mod:`assay._text`, and the span reported its ``pointer`` sentence.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import re
 from bisect import bisect_right
 from typing import Literal
 
+from assay._text import alternation, clause_around, sentence_around, word_table
 from assay.grounding import DateMention, check_values, find_dates, find_quantities
 
 __all__ = ["direction_conflict"]
@@ -34,24 +37,23 @@ _OPPOSITE: dict[Direction, Direction] = {
     "later": "earlier",
     "earlier": "later",
 }
-_WORDS: list[tuple[Direction, str]] = [
-    (
-        "up",
-        r"ros[ei]n?|rises?|rising|gr[eo]wn?|grows?|growing|increas(?:ed?|es|ing)|climb(?:ed|s)?"
-        r"|jump(?:ed|s)?|rais(?:ed?|es|ing)|doubled|tripled|higher|up(?=\s+(?:from|by|to|\d))",
-    ),
-    (
-        "down",
-        r"f[ae]ll(?:en|s)?|falling|dropp(?:ed|ing)|drops?|declin(?:ed?|es|ing)"
-        r"|decreas(?:ed?|es|ing)|shr[aiu]nk|shrinks?|lower(?:ed|s|ing)?|reduc(?:ed?|es|ing)"
-        r"|halved|cut(?=(?:\s+\w+){0,3}\s+(?:from|by|to)\b)|down(?=\s+(?:from|by|to|\d))",
-    ),
-    (
-        "later",
-        r"later|pushed\s+back|put\s+back|moved\s+back|postponed|delayed",
-    ),
-    ("earlier", r"earlier|sooner|brought\s+forward|moved\s+forward|moved\s+up"),
-]
+#: Words of direction that count only in context: "up" and "down" before "from",
+#: "by", "to" or a number, "cut" before "from", "by" or "to" within three words. The
+#: plain words are data (``words/directions.toml``).
+_IN_CONTEXT: dict[Direction, str] = {
+    "up": r"up(?=\s+(?:from|by|to|\d))",
+    "down": r"cut(?=(?:\s+\w+){0,3}\s+(?:from|by|to)\b)|down(?=\s+(?:from|by|to|\d))",
+}
+
+
+def _pattern(name: Direction) -> str:
+    """The words of one direction as a pattern: the plain ones, then those in context."""
+    plain = alternation(word_table("directions")[name])
+    context = _IN_CONTEXT.get(name)
+    return f"{plain}|{context}" if context else plain
+
+
+_WORDS: list[tuple[Direction, str]] = [(name, _pattern(name)) for name in _OPPOSITE]
 _DIRECTION = re.compile(
     "|".join(rf"\b(?P<{name}>{pattern})\b" for name, pattern in _WORDS), re.IGNORECASE
 )
@@ -63,8 +65,6 @@ _FROM_TO = re.compile(
     r"\bfrom\s+(?P<a>[^\s,;]+(?:\s+[^\s,;]+){0,3}?)\s+to\s+(?P<b>[^\s,;]+(?:\s+[^\s,;]+){0,3})",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
-_CLAUSE_END = re.compile(r"[.;!?\n]|,\s+(?:and|but|while|whereas)\b")
 
 
 def direction_conflict(evidence: str, claim: str) -> tuple[int, int] | None:
@@ -84,32 +84,16 @@ def direction_conflict(evidence: str, claim: str) -> tuple[int, int] | None:
             occurrence.start, occurrence.end
         )
         if found is not None and found[0] == _OPPOSITE[claimed[0]]:
-            return _sentence(
+            return sentence_around(
                 evidence, min(found[1], occurrence.start), max(found[2], occurrence.end)
             )
     return None
 
 
-def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
-    """The sentence (or line) of ``text`` that holds ``start:end``: what a reader is
-    pointed at."""
-    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
-    first = ends[-1] if ends else 0
-    while first < start and text[first].isspace():
-        first += 1
-    after = _SENTENCE_END.search(text, end)
-    if after is None:
-        return first, len(text)
-    return first, after.start() + (0 if after.group() == "\n" else 1)
-
-
 def _direction_near(text: str, start: int, end: int) -> tuple[Direction, int, int] | None:
-    """The word of direction nearest the value at ``start:end`` in its clause."""
-    lo, hi = max(0, start - _BEFORE), min(len(text), end + _AFTER)
-    before = [m.end() for m in _CLAUSE_END.finditer(text, lo, start)]
-    lo = before[-1] if before else lo
-    after = _CLAUSE_END.search(text, end, hi)
-    hi = after.start() if after is not None else hi
+    """The word of direction nearest the value at ``start:end`` in its clause (the
+    ``value`` clause of :mod:`assay._text`)."""
+    lo, hi = clause_around(text, start, end, max(0, start - _BEFORE), min(len(text), end + _AFTER))
     best: tuple[int, Direction, int, int] | None = None
     for match in _DIRECTION.finditer(text, lo, hi):
         if match.start() < end and match.end() > start:

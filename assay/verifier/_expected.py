@@ -12,6 +12,8 @@ happen then, not that it did.
 
 The claim's sentences are found once and each is read once, however many dates it
 holds; a label is looked for only in the few words before each date in evidence.
+The words of each kind are data (``assay/_text/words/plan-labels.txt``,
+``expectation-words.txt``, ``done-verbs.txt``).
 """
 
 from __future__ import annotations
@@ -19,16 +21,15 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from assay._text import Span, alternation, sentences, word_list
 from assay.grounding import check_values
-from assay.verifier._text import Span, split_sentences
 
 __all__ = ["expected_as_done"]
 
 #: Words that label a date in evidence as a plan, at most three words before it
 #: ("ETA Felixstowe 2025-02-04", "due 2025-01-31", ``expected_delivery: ...``).
 _PLANNED = re.compile(
-    r"\b(?:due|eta|etd|expected|expect(?:s|ing)?|estimated?|est|planned|scheduled|target"
-    r"|deadline|forecast|projected|tentative|proposed)\b(?P<gap>(?:\s+[^\s\d]+){0,3}?)"
+    rf"\b(?:{alternation(word_list('plan-labels'))})\b(?P<gap>(?:\s+[^\s\d]+){{0,3}}?)"
     r"[\s:=]*(?:(?:on|for|around|about|of|at)\s+)?$",
     re.IGNORECASE,
 )
@@ -38,20 +39,12 @@ _BY = re.compile(r"\bby\s*$", re.IGNORECASE)
 _WINDOW = 48
 #: A claim's own words of expectation: where it writes one, it does not report the
 #: event as done.
-_EXPECTATION = re.compile(
-    r"\b(?:due|eta|etd|expected|expect(?:s|ing)?|estimated?|planned|plans?|scheduled|target"
-    r"|deadline|forecast|projected|will|shall|should|is\s+to|are\s+to|to\s+be|set\s+to|by"
-    r"|until|aims?|intends?|pending|not\s+yet)\b",
-    re.IGNORECASE,
-)
+_EXPECTATION = re.compile(rf"\b(?:{alternation(word_list('expectation-words'))})\b", re.IGNORECASE)
 #: An event reported as done: a passive or perfect ("was replaced", "has been paid"),
 #: or a past tense of the verbs that report deliveries, payments and releases.
 _DONE = re.compile(
     r"\b(?:was|were|has\s+been|have\s+been|had\s+been)\s+(?:\w+\s+)?\w+(?:ed|en|wn|t)\b"
-    r"|\b(?:arrived|delivered|completed|finished|shipped|paid|replaced|received|closed"
-    r"|resolved|released|deployed|signed|returned|settled|submitted|installed|landed"
-    r"|departed|left|sent|sailed|launched|ended|expired|happened|occurred|made|took\s+place"
-    r"|went\s+live|came\s+into\s+force)\b",
+    rf"|\b(?:{alternation(word_list('done-verbs'))})\b",
     re.IGNORECASE,
 )
 
@@ -59,16 +52,16 @@ _DONE = re.compile(
 def expected_as_done(evidence: str, claim: str) -> tuple[int, int] | None:
     """The span of ``evidence`` that gives a date of ``claim`` only as expected where
     the claim reports an event as done on it, or None."""
-    sentences: list[Span] = []  # the claim's, once a date asks for them
+    claimed: list[Span] = []  # the claim's prose sentences, once a date asks for them
     reports_done: dict[int, bool] = {}  # by sentence: read once, however many dates
     for check in check_values(claim, [evidence]):
         occurrence = check.occurrence
         if check.value.date is None or check.status != "found" or occurrence is None:
             continue
-        sentences = sentences or split_sentences(claim)
-        number = _sentence_around(sentences, check.value.start)
+        claimed = claimed or sentences(claim)
+        number = _sentence_around(claimed, check.value.start)
         if number not in reports_done:
-            sentence = claim if number < 0 else sentences[number].text
+            sentence = claim if number < 0 else claimed[number].text
             done = _EXPECTATION.search(sentence) is None and _DONE.search(sentence) is not None
             reports_done[number] = done
         if not reports_done[number]:

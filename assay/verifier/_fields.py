@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from assay._text import token_pattern, word_list
 from assay.verifier._flags import spaced
 from assay.verifier._text import STOP_WORDS, word_stems
 
@@ -34,17 +35,17 @@ _NAME_LINE = re.compile(
 )
 _VALUE_WORDS = frozenset({"true", "false", "null"})
 #: Fields that hold a word from a fixed set ("merged", "open", "APPROVED"), not a
-#: name: their values are states, which the polarity and action checks read.
-_STATES = frozenset(
-    word_stems("state status type kind category class level priority mode stage phase")
-)
+#: name: their values are states, which the polarity and action checks read
+#: (``words/state-fields.txt``, as word stems).
+_STATES = frozenset(s for w in word_list("state-fields") for s in word_stems(w))
 #: How many words after a field's name its value may stand in the claim ("merged
 #: by dvarga", "approved on Monday by Dana Ruiz"), and before it where the name is
 #: the claim's verb ("Rita Okoro reviewed the claim").
 _AFTER = 4
 _BEFORE = 3
 _PASSIVE_BY = frozenset({"by", "to"})
-_TOKEN = re.compile(r"[\w.@'-]+")
+_LETTERS = token_pattern("letters")
+_TOKEN = token_pattern("names")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +156,7 @@ def wrong_party(text: str, claim: str) -> tuple[tuple[int, int], str, str] | Non
         return None
     lowered = claim.lower()
     named = {role: name.lower() in lowered for role, name in roles.items()}
-    words = [(m.start(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z]+", claim)]
+    words = [(m.start(), m.group(0).lower()) for m in _LETTERS.finditer(claim)]
     for name, (own, span) in parties.items():
         at = lowered.find(name.lower())
         if at < 0:

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from assay._text import token_pattern, word_list, word_set
 from assay.verifier._antonyms import opposite_actions
 from assay.verifier._polarity import NEGATION_STEMS, negation_about_shared_words
 from assay.verifier._slots import ancestors
@@ -40,27 +41,29 @@ __all__ = ["Flag", "flag_conflict", "flag_support", "spaced", "state_conflict"]
 
 #: A true/false leaf of a JSON view (``fare.refundable: false``).
 _FLAG_LINE = re.compile(r"^(?P<path>[^\n:]+): (?P<value>true|false)$", re.MULTILINE)
-_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_KEY_WORDS = token_pattern("key_words")
 #: Words a field's name starts with that say nothing of what it states
-#: (``is_active``, ``has_pets``).
-_LEADING = frozenset({"is", "has", "have", "can", "should", "was", "flag"})
+#: (``is_active``, ``has_pets``; ``words/field-name-leads.txt``).
+_LEADING = word_set("field-name-leads")
 #: "-able" and "-ible" are read off a field's name, so that ``changeable`` is the
 #: field "cannot be changed" denies; such a name is stated only by the word itself
 #: or a passive ("be changed"), so that "a refund was issued" says nothing of
 #: ``refundable``.
 _ABLE = re.compile(r"(?<=\w{4})(?:able|ible)$")
-_PASSIVE = frozenset({"be", "been", "being", "is", "are", "was", "were"})
-_CLAIM_WORD = re.compile(r"[A-Za-z]+")
+_PASSIVE = word_set("passive-auxiliaries")
+_CLAIM_WORD = token_pattern("letters")
 #: A number standing on its own, not part of an identifier ("9 of its 12 seats",
 #: not ``ACC-55102`` or ``QX7-22K``).
-_AMOUNT = re.compile(r"(?<![\w./-])\d[\d,.]*(?![\w/-])")
+_AMOUNT = token_pattern("amounts")
 #: Words whose work the polarity comparison has done: a claim that denies the field
 #: need not find "not" or "cannot" in its record.
 _POLARITY_WORDS = NEGATION_STEMS | {"cannot", "can", "non", "will", "would", "yet", "still"}
-#: Pronouns, which name what the record is about without a word of it.
-_PRONOUNS = frozenset({"he", "she", "his", "her", "hers", "him", "they", "their", "them"})
-#: Words of a field's name that grant a permission, and the modals that state one.
-_PERMISSION = frozenset(word_stems("allowed eligible permitted"))
+#: Pronouns, which name what the record is about without a word of it
+#: (``words/pronouns.txt``).
+_PRONOUNS = word_set("pronouns")
+#: Words of a field's name that grant a permission (``words/permission-words.txt``,
+#: as word stems), and the modals that state one.
+_PERMISSION = frozenset(s for w in word_list("permission-words") for s in word_stems(w))
 _MODAL = re.compile(r"\b(?:may|can|could|cannot|able\s+to)\b|\b\w+n['\u2019]t\b", re.IGNORECASE)
 _SEGMENT = re.compile(r"[^.\[\]]+")
 

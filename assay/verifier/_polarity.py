@@ -41,44 +41,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from assay._text import alternation, clause_stop, word_list, word_table
 from assay.grounding import Number, find_numbers
 from assay.verifier._text import word_stems
 
 __all__ = ["NEGATION_STEMS", "negated", "negation_about_shared_words", "opposite_polarity"]
 
-#: Word stems (``word_stems``) that negate the statement they stand in.
-NEGATION_STEMS = frozenset(
-    ["no", "not", "never", "none", "without", "neither", "nor", "noth", "nobodi", "nowher"]
-)
+#: The words that negate the statement they stand in (``words/negations.txt``).
+_NEGATIONS = word_list("negations")
+#: Their word stems (``word_stems``: "noth" for "nothing").
+NEGATION_STEMS = frozenset(stem for word in _NEGATIONS for stem in word_stems(word))
+#: The comparative words, and the direction each limits or goes past
+#: (``words/comparatives.toml``; "exceed" is read here).
+_DIRECTION: dict[str, str] = {**word_table("comparatives"), "exceed": "up"}
 
 _CONTRACTED = re.compile(r"\b(?:can(?:not|['\u2019]t)|(\w+)n['\u2019]t)\b", re.IGNORECASE)
 #: A comparison: a bound ("no more than", "not to exceed", "capped at", "at least") or
 #: a statement that goes past one ("more than", "exceeds").
 _COMPARISON = re.compile(
     r"\b(?P<negation>(?:no|not)\s+(?:to\s+)?)?"
-    r"(?:(?P<comparative>more|greater|higher|larger|less|fewer|lower|smaller|later|earlier"
-    r"|sooner|longer|shorter)\s+than|(?P<exceed>exceed(?:s|ed|ing)?))\b"
+    rf"(?:(?P<comparative>{alternation(word_table('comparatives'))})\s+than"
+    r"|(?P<exceed>exceed(?:s|ed|ing)?))\b"
     r"|\b(?P<upper>capped\s+at|at\s+most|(?:a\s+)?maximum\s+of|limited\s+to)\b"
     r"|\b(?P<lower>at\s+least|(?:a\s+)?minimum\s+of)\b",
     re.IGNORECASE,
 )
-#: The direction each comparative word limits or goes past.
-_DIRECTION = {
-    "more": "up",
-    "greater": "up",
-    "higher": "up",
-    "larger": "up",
-    "exceed": "up",
-    "less": "down",
-    "fewer": "down",
-    "lower": "down",
-    "smaller": "down",
-    "later": "later",
-    "earlier": "earlier",
-    "sooner": "earlier",
-    "longer": "longer",
-    "shorter": "shorter",
-}
 #: How far before a comparative an amount may end and still be the difference it
 #: states: one word between them at most ("3 more than", "two days later than",
 #: "EUR 20,000 less than"); between them only blanks and ``%``, then at most one
@@ -89,7 +76,7 @@ _AFTER_AMOUNT = re.compile(r"(?P<space>[\s%]*)(?P<word>[^\W\d]*)(?P<after>\s*)")
 #: the 6 credits").
 _VALUE_WITHIN = 24
 #: The words that negate what follows them (as written, before stemming).
-_NEGATION_WORDS = r"(?:no|not|never|none|without|neither|nor|nothing|nobody|nowhere)"
+_NEGATION_WORDS = rf"(?:{alternation(_NEGATIONS)})"
 _NEGATED_PHRASE = re.compile(rf"\b{_NEGATION_WORDS}\s+(?P<rest>\w+)", re.IGNORECASE)
 #: A word negated by its prefix ("unaffected", "inactive", "non-refundable").
 _PREFIXED = re.compile(
@@ -117,7 +104,6 @@ _NOT_EXCLUDED = re.compile(
 #: (:func:`_without_double_negatives`).
 _NOT_OR_NEVER = re.compile(r"\b(?:not|never)\b", re.IGNORECASE)
 _WITHOUT = re.compile(r"\bwithout\b", re.IGNORECASE)
-_CLAUSE_STOP = re.compile(r"[.;:!?]")
 
 
 #: Words that make going past a value a statement about what is allowed ("may
@@ -327,14 +313,16 @@ def _without_double_negatives(text: str) -> str:
     parts: list[str] = []
     kept = at = 0  # text[:kept] is in parts; negations are looked for from ``at``
     nowhere = len(text) + 1
-    without = stop = (-1, -1)  # the next "without" and end of clause: (start, end)
+    without = (-1, -1)  # the next "without": (start, end)
+    stop = -1  # the next end of a clause (the ``stop`` clauses of assay._text)
     while (negation := _NOT_OR_NEVER.search(text, at)) is not None:
         between = negation.end()
         if without[0] < between:
             without = _next(_WITHOUT, text, between, nowhere)
-        if stop[0] < between:
-            stop = _next(_CLAUSE_STOP, text, between, nowhere)
-        if without[0] < stop[0]:
+        if stop < between:
+            found = clause_stop(text, between)
+            stop = nowhere if found is None else found
+        if without[0] < stop:
             parts += [text[kept : negation.start()], f" {text[between : without[0]]} "]
             kept = at = without[1]
         else:

@@ -15,13 +15,13 @@ shared by every proposition that cites it.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from assay._search import Bm25Index
+from assay._text import token_pattern
 from assay.grounding import EvidenceView, find_tables, view_of
 
 #: An entry whose view is at most this long is read whole.
@@ -31,7 +31,7 @@ TOP_UNITS = 12
 #: A record longer than this many words is cut into pieces of this many words.
 UNIT_WORDS = 60
 
-_WORD = re.compile(r"\S+")
+_WORD = token_pattern("chunks")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,10 @@ first so the common, verbatim case never loads the model.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from functools import cache
 
+from assay._text import token_pattern
 from assay.contract import Unsupported
 from assay.gate import GateFinding, Handover
 from assay.ledger import Ledger, LedgerEntry
@@ -24,7 +24,7 @@ from assay.verifier._text import STOP_WORDS
 PARAPHRASE_THRESHOLD = 0.85
 #: Content-word Jaccard overlap at or above which they do, without the model.
 LEXICAL_THRESHOLD = 0.8
-_WORD = re.compile(r"[\w.%€$£/-]+")
+_WORD = token_pattern("terms")
 
 Similarity = Callable[[str, Sequence[str]], list[float]]
 

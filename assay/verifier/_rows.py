@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from assay._text import token_pattern
 from assay.grounding import (
     Table,
     TableRow,
@@ -47,7 +48,7 @@ __all__ = ["row_mismatch"]
 #: numbered clauses or headed sections.
 Kind = Literal["table", "json", "blocks"]
 
-_TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+_TOKEN = token_pattern("cells")
 _LETTER = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 #: A numbered clause: its number at the start of a line ("4.1 ", "7.3. ", "§ 12 ").

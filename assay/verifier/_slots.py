@@ -22,13 +22,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay._text import token_pattern
 from assay.gate import extract_identifiers, identifier_in_evidence
 from assay.grounding import EvidenceView, view_of
 from assay.ledger import LedgerEntry
 from assay.verifier._premises import Reading, reading_of
 from assay.verifier._text import content_words, stem_set
 
-_TOKEN = re.compile(r"\w(?:[\w.-]*\w)?")
+_TOKEN = token_pattern("args")
 
 
 @dataclass(frozen=True, slots=True)

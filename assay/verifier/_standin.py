@@ -6,11 +6,10 @@ and negation, nothing more, and says so in its model id.
 
 from __future__ import annotations
 
-import itertools
-import re
 from collections import Counter
 from collections.abc import Iterable
 
+from assay._text import clause_spans
 from assay.verifier._cache import EntailmentCache
 from assay.verifier._polarity import (
     NEGATION_STEMS,
@@ -60,19 +59,6 @@ class LexicalNLI:
             evidence_span=span,
             model=self.model_id,
         )
-
-
-#: Where one clause of a sentence ends and another begins: a semicolon, a comma or
-#: nothing before a word that starts a clause of its own, or a comma before a
-#: relative clause that adds a statement of its own ("only with the Landlord's
-#: consent, which shall not be unreasonably withheld"). Blanks are matched from the
-#: first of a run only (``(?<!\s)``): tried from every blank of a long run, each try
-#: would read the rest of the run.
-_CLAUSE_CUT = re.compile(
-    r";|,?(?<!\s)\s+(?=(?:because|since|as|although|though|while|whereas|but|so|after|before"
-    r"|until|unless|when|if)\b)|,\s+(?=(?:which|who|whose)\b)",
-    re.IGNORECASE,
-)
 
 
 def _content(text: str) -> list[str]:
@@ -128,14 +114,14 @@ def _covering_clause(
     claim shares with the sentence (and at least ``min_coverage`` of them), or the
     whole sentence where no one clause does: in "the claim was not paid because the
     policy had lapsed", "the policy had lapsed" is not negated, while "the claim was
-    paid because the policy had lapsed" is about the whole sentence."""
+    paid because the policy had lapsed" is about the whole sentence. Its clauses are
+    the ``subordinate`` ones (:mod:`assay._text`)."""
     wanted = set(_content(claim))
     start, end = span
     shared = wanted & set(word_stems(document[start:end]))
     if not wanted or len(shared) < min_coverage * len(wanted):
         return span
-    cuts = [start, *(start + m.start() for m in _CLAUSE_CUT.finditer(document[start:end])), end]
-    for a, b in itertools.pairwise(cuts):
+    for a, b in clause_spans(document, "subordinate", start, end):
         if shared <= set(word_stems(document[a:b])):
             return a, b
     return span

@@ -1,61 +1,63 @@
-"""Sentence spans, claim splitting, focused premises and word coverage.
+"""Claim splitting, focused premises, word stems and word coverage.
 
 The verifier reads a claim sentence against :func:`focused_premises` (the document
 sentences that share most of its words) and weighs :func:`coverage` (how many of the
 claim's words the document writes); :func:`premise_windows` and :func:`best_window`
 remain for cutting long training documents.
 
-Everything here works on character offsets into the original text, so the span that
-decided a verdict can be pointed at in the document the caller (or the ledger) holds.
-The splitter is a rule-based one on purpose: it must behave the same on every machine,
-need no model download and cost nothing next to the cross-encoder.
+Sentences, clauses and tokens are cut by :mod:`assay._text`, as every check cuts
+them: a claim's sentences are its ``prose`` sentences, its clauses the ``claim``
+mode (:func:`split_clauses`). Everything works on character offsets into the original
+text, so the span that decided a verdict can be pointed at in the document the
+caller (or the ledger) holds.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-#: Words after which a period does not end a sentence.
-_ABBREVIATIONS = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "prof",
-        "st",
-        "jr",
-        "sr",
-        "vs",
-        "etc",
-        "e.g",
-        "i.e",
-        "inc",
-        "ltd",
-        "co",
-        "corp",
-        "no",
-        "fig",
-        "al",
-        "approx",
-        "est",
-        "dept",
-    ]
+from assay._text import (
+    Span,
+    numbers_in,
+    sentences,
+    split_clauses,
+    token_pattern,
+    word_count,
+    word_set,
+    word_table,
 )
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s+|\n\s*")
-_WORD = re.compile(r"\S+")
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?![\w])")
-_STEM_WORD = re.compile(r"[a-z0-9]+(?:[.,/][a-z0-9]+)*")
-#: Function words left out when comparing what two texts say.
-_FUNCTION_WORDS = (
-    "a an the of to in on at for by with and or is are was were be been it its this that "
-    "as from has have had per which who"
-)
-STOP_WORDS = frozenset(_FUNCTION_WORDS.split())
+
+__all__ = [
+    "DEFAULT_FOCUS",
+    "DEFAULT_UNIT_WORDS",
+    "DEFAULT_WINDOW_WORDS",
+    "STOP_WORDS",
+    "Premise",
+    "Span",
+    "best_window",
+    "clear_caches",
+    "content_words",
+    "coverage",
+    "evidence_units",
+    "focused_premises",
+    "join_sentences",
+    "missing_numbers",
+    "numbers_in",
+    "premise_windows",
+    "split_claim",
+    "split_clauses",
+    "split_sentences",
+    "stem_set",
+    "word_stems",
+]
+
+_WORD = token_pattern("chunks")
+_STEM_WORD = token_pattern("stem_words")
+#: Function words left out when comparing what two texts say (``words/stop-words.txt``).
+STOP_WORDS = word_set("stop-words")
 
 #: A sentence longer than this many words is cut into pieces before premises are built.
 DEFAULT_UNIT_WORDS = 60
@@ -67,59 +69,10 @@ DEFAULT_FOCUS = 3
 DEFAULT_WINDOW_WORDS = 150
 
 
-@dataclass(frozen=True, kw_only=True)
-class Span:
-    """A stretch ``text[start:end]`` of a larger string."""
-
-    start: int
-    end: int
-    text: str
-
-
-def _ends_sentence(text: str, stop: int) -> bool:
-    """Whether the punctuation ending just before ``stop`` closes a sentence.
-
-    Only the last word before ``stop`` is read (not all the text before it, once for
-    every full stop of a long text)."""
-    end = stop
-    while end > 0 and text[end - 1].isspace():
-        end -= 1
-    if end == 0 or text[end - 1] != ".":
-        return True
-    start = end
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    last = text[start:end].rstrip(".").lower()
-    single_initial = len(last) == 1 and last.isalpha()
-    dotted = "." in last and not last.replace(".", "").isdigit()  # "u.s", "e.g"
-    return last not in _ABBREVIATIONS and not single_initial and not dotted
-
-
 def split_sentences(text: str) -> list[Span]:
-    """Split ``text`` into sentence spans (whitespace trimmed, empty ones dropped)."""
-    spans: list[Span] = []
-    start = 0
-    for match in _BOUNDARY.finditer(text):
-        if "\n" not in match.group(0) and not _ends_sentence(text, match.end()):
-            continue
-        _append_trimmed(spans, text, start, match.end())
-        start = match.end()
-    _append_trimmed(spans, text, start, len(text))
-    return spans
-
-
-def _append_trimmed(spans: list[Span], text: str, start: int, end: int) -> None:
-    piece = text[start:end]
-    stripped = piece.strip()
-    if not stripped:
-        return
-    lead = len(piece) - len(piece.lstrip())
-    begin = start + lead
-    spans.append(Span(start=begin, end=begin + len(stripped), text=stripped))
-
-
-def _word_count(text: str) -> int:
-    return len(_WORD.findall(text))
+    """Split ``text`` into sentence spans (whitespace trimmed, empty ones dropped): its
+    ``prose`` sentences (:func:`assay._text.sentences`)."""
+    return sentences(text)
 
 
 def premise_windows(text: str, *, window_words: int = DEFAULT_WINDOW_WORDS) -> list[Span]:
@@ -133,7 +86,7 @@ def premise_windows(text: str, *, window_words: int = DEFAULT_WINDOW_WORDS) -> l
     sentences = split_sentences(text)
     if not sentences:
         return [Span(start=0, end=len(text), text=text)]
-    counts = [_word_count(s.text) for s in sentences]
+    counts = [word_count(s.text) for s in sentences]
     if sum(counts) <= window_words:
         first, last = sentences[0], sentences[-1]
         return [Span(start=first.start, end=last.end, text=text[first.start : last.end])]
@@ -156,89 +109,6 @@ def split_claim(claim: str) -> list[str]:
     """The sentences of a claim; each must be supported for the claim to be."""
     parts = [s.text for s in split_sentences(claim)]
     return parts or [claim.strip()]
-
-
-#: Where a sentence joins clauses that each state something: a semicolon, a dash,
-#: or a comma before a coordinating or concessive conjunction. "while" and "so" are
-#: left alone: "the loss happened while the policy was in force" dates one clause by
-#: the other, and cut apart the two clauses no longer say that.
-_JOINING = r"(?:but|whereas|although|though|yet|and)"
-#: A dash's blanks are matched from the first of them only (``(?<!\s)``): tried from
-#: every blank of a long run, each try would read the rest of the run.
-_CLAUSE_CUT = re.compile(
-    rf";\s+|(?<!\s)\s+(?:\u2014|\u2013|--)\s+|,\s+(?={_JOINING}\s)", re.IGNORECASE
-)
-_CLAUSE_LEAD = re.compile(rf"^{_JOINING}\s+", re.IGNORECASE)
-_CONCESSIVE_STILL = re.compile(r"\bstill\s+", re.IGNORECASE)
-#: ", and" after a comma and at most this many words ends a list ("printing,
-#: binding, and delivery"; "a charger, two spare batteries, and a case").
-_LIST_ITEM_WORDS = 3
-#: A piece shorter than this many words is not a clause of its own ("sometimes
-#: more" after a dash) and stays with its neighbour.
-_CLAUSE_WORDS = 3
-
-
-def split_clauses(sentence: str) -> list[str]:
-    """The clauses a claim sentence joins, each to be supported on its own: "The
-    only copy is on the shelf, but the account is at its limit" gives "The only copy
-    is on the shelf" and "the account is at its limit". Empty for a sentence of one
-    clause.
-
-    ", and" after a short item of a list ("printing, binding, and delivery") ends
-    the list and joins no clause. The conjunction that joins a
-    clause is dropped; a piece of fewer than three words stays with its neighbour.
-    """
-    spans: list[tuple[int, int]] = []  # each piece: (its start, where the next cut starts)
-    start = 0
-    for cut in _CLAUSE_CUT.finditer(sentence):
-        comma = sentence.rfind(",", start, cut.start())  # the last item of a list ends there
-        item = sentence[comma + 1 : cut.start()] if comma >= 0 else ""
-        ends_list = _word_count(item) <= _LIST_ITEM_WORDS and cut.group(0).startswith(",")
-        if item and ends_list and sentence[cut.end() : cut.end() + 4].lower() == "and ":
-            continue
-        spans.append((start, cut.start()))
-        start = cut.end()
-    spans.append((start, len(sentence)))
-    clauses = [_clause(sentence[a:b].strip()) for a, b in _merged(sentence, spans)]
-    return clauses if len(clauses) > 1 else []
-
-
-def _merged(sentence: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The pieces at ``spans``, each of fewer than three words joined to the one
-    before it (with the cut between them). The words of a joined piece are counted
-    as it grows, not again from its start for each piece joined to it."""
-    merged: list[tuple[int, int]] = []
-    words: list[int] = []  # of each merged piece: _word_count(sentence[a:b])
-    for a, b in spans:
-        count = _word_count(sentence[a:b])
-        if merged and (count < _CLAUSE_WORDS or words[-1] < _CLAUSE_WORDS):
-            first, last = merged[-1]
-            added = sentence[last:b]
-            glued = last > first and added[:1].strip() and not sentence[last - 1].isspace()
-            words[-1] += _word_count(added) - (1 if glued else 0)
-            merged[-1] = (first, b)
-        else:
-            merged.append((a, b))
-            words.append(count)
-    return merged
-
-
-def _clause(piece: str) -> str:
-    """A piece without the conjunction that joins it, and without the "still" of a
-    concession ("but the vessel still sailed" says that it sailed: a small model
-    reads the concessive "still" as a contradiction of "the vessel sailed")."""
-    lead = _CLAUSE_LEAD.match(piece)
-    if lead is None:
-        return piece
-    rest = piece[lead.end() :]
-    if lead.group(0).strip().lower() != "and":
-        rest = _CONCESSIVE_STILL.sub("", rest, count=1)
-    return rest
-
-
-def numbers_in(text: str) -> list[str]:
-    """The numbers written in ``text``, normalised (thousands separators dropped)."""
-    return [m.group(0).replace(",", "").lstrip("+") for m in _NUMBER.finditer(text)]
 
 
 def missing_numbers(claim: str, premise: str) -> list[str]:
@@ -296,39 +166,9 @@ def _stem(word: str) -> str:
     return _stem_word(_CLIPPED.get(word, word))
 
 
-#: Clipped words and the word they clip, so that "exam" meets "examination".
-_CLIPPED = {
-    "exam": "examination",
-    "exams": "examinations",
-    "lab": "laboratory",
-    "labs": "laboratories",
-    "info": "information",
-    "repo": "repository",
-    "repos": "repositories",
-    "config": "configuration",
-    "auto": "automatic",
-    "configs": "configurations",
-    "admin": "administrator",
-    "admins": "administrators",
-    "app": "application",
-    "apps": "applications",
-    "doc": "document",
-    "docs": "documents",
-    "spec": "specification",
-    "specs": "specifications",
-    "stats": "statistics",
-    "approx": "approximately",
-    "dept": "department",
-    "govt": "government",
-    "mgmt": "management",
-    "qty": "quantity",
-    "amt": "amount",
-    "acct": "account",
-    "max": "maximum",
-    "temp": "temperature",
-    "env": "environment",
-    "auth": "authentication",
-}
+#: Clipped words and the word they clip, so that "exam" meets "examination"
+#: (``words/clipped-words.toml``).
+_CLIPPED: dict[str, str] = dict(word_table("clipped-words"))
 
 
 @lru_cache(maxsize=8192)

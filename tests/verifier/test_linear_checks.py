@@ -12,8 +12,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assay._text import _segments, word_set
 from assay.grounding import _check
-from assay.verifier import _fields, _polarity, _standin, _text
+from assay.verifier import _fields, _polarity
 from assay.verifier._deterministic import deterministic_gaps, proper_names
 from assay.verifier._expected import expected_as_done
 from assay.verifier._text import split_clauses, split_sentences
@@ -122,9 +123,9 @@ _CLAUSE_PIECES = _texts(
 @_SETTINGS
 @given(_CLAUSE_PIECES)
 def test_clauses_are_cut_where_the_plain_patterns_cut_them(text: str) -> None:
-    spans = [m.span() for m in _text._CLAUSE_CUT.finditer(text)]  # pyright: ignore[reportPrivateUsage]
+    spans = [m.span() for m in _segments._CLAIM_CUT.finditer(text)]  # pyright: ignore[reportPrivateUsage]
     assert spans == [m.span() for m in _CUT.finditer(text)]
-    standin = [m.span() for m in _standin._CLAUSE_CUT.finditer(text)]  # pyright: ignore[reportPrivateUsage]
+    standin = [m.span() for m in _segments._SUBORDINATE_CUT.finditer(text)]  # pyright: ignore[reportPrivateUsage]
     assert standin == [m.span() for m in _STANDIN_CUT.finditer(text)]
 
 
@@ -135,14 +136,14 @@ def _ends_sentence(text: str, stop: int) -> bool:
     last = head.rsplit(None, 1)[-1].rstrip(".").lower()
     single_initial = len(last) == 1 and last.isalpha()
     dotted = "." in last and not last.replace(".", "").isdigit()
-    return last not in _text._ABBREVIATIONS and not single_initial and not dotted  # pyright: ignore[reportPrivateUsage]
+    return last not in word_set("abbreviations") and not single_initial and not dotted
 
 
 @_SETTINGS
 @given(_texts("Mr.", " ", "e.g.", "U.S.", "J.", "no.", "3.", "x", "The", ". ", "\n", "! "))
 def test_a_sentence_ends_where_the_whole_text_before_it_says(text: str) -> None:
     for stop in range(len(text) + 1):
-        fast = _text._ends_sentence(text, stop)  # pyright: ignore[reportPrivateUsage]
+        fast = _segments._ends_sentence(text, stop)  # pyright: ignore[reportPrivateUsage]
         assert fast == _ends_sentence(text, stop)
 
 
