@@ -8,7 +8,7 @@ when a metric drops against a baseline kept beside the suite.
   with ``jobs``) and scores it: faithfulness, coverage, abstention precision and
   recall, false alarms, actions, grants, side-effect hygiene, rounds, latency and
   model time (:class:`EvalReport`).
-- :func:`check_gate` compares a report with a :class:`Baseline`;
+- :func:`check_regressions` compares a report with a :class:`Baseline`;
   :func:`assert_no_regression` is the same gate for a test suite.
 - :func:`write_html_report` writes the evaluation as one self-contained HTML file
   (metrics against the baseline, their trend, the audit of each failed case).
@@ -18,20 +18,6 @@ when a metric drops against a baseline kept beside the suite.
 """
 
 from assay.evals._evaluate import DEFAULT_JUDGE, CaseDone, EvalReport, evaluate, score
-from assay.evals._gate import (
-    BASELINE_FORMAT,
-    DEFAULT_THRESHOLD_POINTS,
-    Baseline,
-    CaseChange,
-    GateResult,
-    MetricChange,
-    assert_no_regression,
-    baseline_of,
-    check_gate,
-    read_baseline,
-    statement_ref,
-    write_baseline,
-)
 from assay.evals._history import (
     MAX_HISTORY,
     EvalHistory,
@@ -52,6 +38,20 @@ from assay.evals._model import (
     FileRef,
     FixtureOutput,
     SuiteModel,
+)
+from assay.evals._regression_gate import (
+    BASELINE_FORMAT,
+    DEFAULT_THRESHOLD_POINTS,
+    Baseline,
+    CaseChange,
+    MetricChange,
+    RegressionGateResult,
+    assert_no_regression,
+    baseline_of,
+    check_regressions,
+    read_baseline,
+    statement_ref,
+    write_baseline,
 )
 from assay.evals._report import (
     REPORT_FILE,
@@ -114,7 +114,6 @@ __all__ = [
     "FactModel",
     "FileRef",
     "FixtureOutput",
-    "GateResult",
     "GraphFactory",
     "MatchHow",
     "MeaningJudge",
@@ -122,6 +121,7 @@ __all__ = [
     "NLIJudge",
     "ObservedCall",
     "ObservedProposition",
+    "RegressionGateResult",
     "RequestedGrant",
     "Suite",
     "SuiteMetrics",
@@ -132,7 +132,7 @@ __all__ = [
     "audit_run",
     "baseline_of",
     "baseline_sha256",
-    "check_gate",
+    "check_regressions",
     "eval_history",
     "evaluate",
     "load_suite",
