@@ -17,7 +17,6 @@ from dataclasses import asdict
 from typing import Any, Protocol
 
 from langgraph.types import interrupt
-from pydantic import ValidationError
 
 from assay.contract import Unsupported
 from assay.errors import AlreadyDecided, AssayError, InvalidDecision
@@ -165,7 +164,7 @@ def grant_node(control_plane: FenceComponents) -> Node:
         request = ReviewRequest(
             run_id=run_id,
             thread_id=state.get("thread_id") or None,
-            pending=_pending_calls(control_plane, state),
+            pending=_pending_calls(state),
         )
         decisions = _await_decision(control_plane, request, state.get("round", 0))
         decided = [(call, decisions[call.intent_id]) for call in request.pending]
@@ -252,22 +251,9 @@ def _describe(
     return [pending_call(i, r, handover.claims, entries) for i, r in waiting]
 
 
-def _pending_calls(control_plane: FenceComponents, state: FenceState) -> list[PendingCall]:
-    """The state's pending calls, typed. A run paused before the review protocol was
-    typed holds them in an older form: they are described again from the verified
-    hand-over the checkpoint also holds."""
-    raw = state.get("pending", [])
-    try:
-        return [PendingCall.model_validate(item) for item in raw]
-    except ValidationError:
-        handover = Handover.model_validate(state.get("verified"))
-        ids = {item["intent_id"] for item in raw}
-        waiting = [
-            (intent, request)
-            for intent, request in _irreversible(control_plane, state["run_id"], handover)
-            if intent.id in ids
-        ]
-        return _describe(control_plane, handover, waiting)
+def _pending_calls(state: FenceState) -> list[PendingCall]:
+    """The state's pending calls, typed."""
+    return [PendingCall.model_validate(item) for item in state.get("pending", [])]
 
 
 def _await_decision(
@@ -432,9 +418,6 @@ def _act_one(
     if granted.get("refused"):
         return {**base, "status": "not_run", "reason": granted["refused"]}
     call_id = intent_call_id(state["run_id"], intent.id)
-    legacy = f"{state['run_id']}/{intent.id}"  # the form before the "intent:" prefix
-    if control_plane.bus.call_started(state["run_id"], legacy):
-        call_id = legacy  # a run paused across an upgrade replays under its first id
     result = call_and_wait(control_plane, state["run_id"], intent, granted, call_id)
     # Name the grant the call actually ran under: when two processes resumed the
     # same run, the one that lost the race holds another decision than the one used.
