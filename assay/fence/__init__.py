@@ -1,7 +1,7 @@
 """Fencing LangGraph graphs: the control plane's nodes, ``fence()``, results, and the
 runner that starts, resumes and lists runs of any fenced graph."""
 
-from assay.fence._checkpointer import Checkpointer, open_checkpointer
+from assay.fence._checkpointer import Checkpointer
 from assay.fence._components import FenceComponents
 from assay.fence._decisions import DecisionStore, StoredDecision
 from assay.fence._fence import FencedGraph, build_result, compose_answer, fence, graph_identity
@@ -96,7 +96,6 @@ __all__ = [
     "graph_identity",
     "handover_response_schema",
     "invocation_span",
-    "open_checkpointer",
     "parse_decision",
     "paused",
     "policy_node",

@@ -23,13 +23,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from sqlalchemy.engine import Engine
 
 from assay.contract import Unsupported
 from assay.errors import UsageError
 from assay.fence import _threads as threads
 from assay.fence._agent import Agent, agent_node
-from assay.fence._components import FenceComponents
+from assay.fence._components import FenceComponents, policy_scoped
 from assay.fence._nodes import (
     Node,
     abstain_node,
@@ -43,10 +42,8 @@ from assay.fence._result import ActionRecord, PendingGrant, RunResult, RunStatus
 from assay.fence._state import FenceState
 from assay.fence._threads import GraphIdentity
 from assay.fence._tracing import traced_node
-from assay.gate import Claim, Gate, Handover
-from assay.ledger import Ledger
-from assay.tool_bus import Grants, Policy, ToolBus, ToolRegistry, load_policy
-from assay.verifier import LedgerVerifier
+from assay.gate import Claim, Handover
+from assay.tool_bus import Policy, load_policy
 
 _log = logging.getLogger("assay.fence")
 
@@ -136,7 +133,7 @@ def fence(
     identity = threads.check_identity(name, version)
     if prepare is not None and not callable(prepare):
         raise UsageError("prepare must be a callable taking the run's input")
-    acting = control_plane if policy is None else _PolicyScoped(control_plane, load_policy(policy))
+    acting = control_plane if policy is None else policy_scoped(control_plane, load_policy(policy))
     builder = StateGraph(FenceState)
     builder.add_node("begin", traced_node("begin", _begin(control_plane, identity)))
     builder.add_node("agent", traced_node("agent", agent_node(agent, control_plane)))
@@ -189,57 +186,6 @@ def _fenced(graph: object) -> _Fenced:
         raise UsageError(
             f"{type(graph).__name__} is not a fenced graph: pass the graph fence() returned"
         ) from None
-
-
-class _PolicyScoped:
-    """The components with grants and a bus of their own, which hold a graph's policy,
-    so that its rules approve this graph's calls and nobody else's."""
-
-    def __init__(self, base: FenceComponents, policy: Policy) -> None:
-        self._base = base
-        self._grants = Grants(
-            base.engine,
-            base.ledger,
-            base.registry,
-            claim_status_source=base.grants.claim_status_source,
-            policy=policy,
-            clock=lambda: base.grants.clock(),
-        )
-        self._bus = ToolBus(
-            base.engine, base.ledger, base.registry, self._grants, timeout_s=base.bus.timeout_s
-        )
-
-    @property
-    def engine(self) -> Engine:
-        return self._base.engine
-
-    @property
-    def ledger(self) -> Ledger:
-        return self._base.ledger
-
-    @property
-    def registry(self) -> ToolRegistry:
-        return self._base.registry
-
-    @property
-    def bus(self) -> ToolBus:
-        return self._bus
-
-    @property
-    def grants(self) -> Grants:
-        return self._grants
-
-    @property
-    def gate(self) -> Gate:
-        return self._base.gate
-
-    @property
-    def verifier(self) -> LedgerVerifier:
-        return self._base.verifier
-
-    @property
-    def checkpointer(self) -> BaseCheckpointSaver[Any]:
-        return self._base.checkpointer
 
 
 class _ConfiguredNode(Protocol):

@@ -27,7 +27,7 @@ from assay.fence._decisions import DecisionStore
 from assay.fence._review import IntentDecision, PendingCall
 from assay.tool_bus import args_sha256
 from assay.verifier import LexicalNLI
-from tests.fence.test_decisions import order_agent, register_order_tools
+from tests.fence.test_decisions import ORDERS, order_agent, register_order_tools
 
 THREAD = "decided-thread"
 ISO_UTC = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"
@@ -39,12 +39,12 @@ BOB_DENIES = {"approve": False, "approver": "bob", "reason": "wait for the audit
 @pytest.fixture
 def cp(db_url: str) -> Iterator[ControlPlane]:
     with ControlPlane.open(db_url, nli=LexicalNLI()) as plane:
-        plane.orders = register_order_tools(plane)  # type: ignore[attr-defined]
+        register_order_tools(plane)
         yield plane
 
 
 def _orders(cp: ControlPlane) -> list[dict[str, Any]]:
-    return cp.orders  # type: ignore[attr-defined]
+    return ORDERS[cp]
 
 
 def _paused(cp: ControlPlane) -> tuple[Any, RunnableConfig, str]:
