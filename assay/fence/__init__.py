@@ -49,7 +49,7 @@ from assay.fence._review import (
     review_request_json_schema_text,
 )
 from assay.fence._runner import aresume, arun, paused, resume, run, status
-from assay.fence._state import FenceState
+from assay.fence._state import Feedback, FenceState, GateErrorFeedback, UnsupportedFeedback
 from assay.fence._threads import GraphIdentity
 from assay.fence._tracing import InvocationSpan, invocation_span, traced_node
 
@@ -62,9 +62,11 @@ __all__ = [
     "Checkpointer",
     "DecisionStore",
     "EvidenceSpan",
+    "Feedback",
     "FenceComponents",
     "FenceState",
     "FencedGraph",
+    "GateErrorFeedback",
     "GraphIdentity",
     "IntentDecision",
     "IntentDecisions",
@@ -83,6 +85,7 @@ __all__ = [
     "ThreadState",
     "ThreadStatus",
     "ToolSelection",
+    "UnsupportedFeedback",
     "abstain_node",
     "act_node",
     "aresume",
