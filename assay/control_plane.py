@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -30,7 +30,7 @@ from assay.verifier import (
     Verifier,
 )
 
-__all__ = ["ControlPlane"]
+__all__ = ["ControlPlane", "GraphFactory"]
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -195,6 +195,12 @@ class ControlPlane(FenceComponents):
 
     def __repr__(self) -> str:
         return f"ControlPlane(url={self.engine.url.render_as_string(hide_password=True)!r})"
+
+
+#: What builds a fenced graph on a control plane, ``graph(control_plane)``: what
+#: ``assay serve --graph name=module:attr`` and ``assay eval`` name, and what
+#: :func:`assay.evals.evaluate` calls once per worker.
+GraphFactory = Callable[[ControlPlane], FencedGraph]
 
 
 def _require_head(engine: Engine) -> None:

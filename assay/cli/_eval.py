@@ -38,6 +38,7 @@ from assay.cli._common import (
     styled,
 )
 from assay.cli._progress import progress_bar
+from assay.control_plane import GraphFactory
 from assay.errors import UsageError
 from assay.evals import (
     DEFAULT_THRESHOLD_POINTS,
@@ -47,7 +48,6 @@ from assay.evals import (
     EvalCase,
     EvalReport,
     EvalRunRecord,
-    GraphFactory,
     RegressionGateResult,
     Suite,
     check_regressions,

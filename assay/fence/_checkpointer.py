@@ -91,9 +91,8 @@ SQLITE_PRAGMAS = (
 
 def _serializer() -> JsonPlusSerializer:
     """A serializer that revives assay's own result records and nothing unexpected."""
-    from assay.contract import Unsupported
+    from assay.contract import Claim, Proposition, PropositionVerdict, Unsupported
     from assay.fence._result import ActionRecord, PendingGrant, RunResult
-    from assay.gate import Claim, Proposition, PropositionVerdict
 
     return JsonPlusSerializer(
         allowed_msgpack_modules=[

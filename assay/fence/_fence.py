@@ -24,7 +24,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from assay.contract import Unsupported
+from assay.contract import Claim, Handover, Unsupported
 from assay.errors import UsageError
 from assay.fence import _threads as threads
 from assay.fence._agent import Agent, agent_node
@@ -42,7 +42,6 @@ from assay.fence._result import ActionRecord, PendingGrant, RunResult, RunStatus
 from assay.fence._state import ActionItem, FenceState, PendingItem, verified_handover
 from assay.fence._threads import GraphIdentity
 from assay.fence._tracing import traced_node
-from assay.gate import Claim, Handover
 from assay.tool_bus import Policy, load_policy
 
 _log = logging.getLogger("assay.fence")

@@ -17,8 +17,8 @@ from typing import Any, Protocol, cast
 
 from langgraph.types import interrupt
 
-from assay.contract import Unsupported
-from assay.errors import AlreadyDecided, AssayError, InvalidDecision
+from assay.contract import ActionIntent, Handover, Unsupported
+from assay.errors import AlreadyDecided, AssayError, GrantExists, InvalidDecision, ToolNotFound
 from assay.fence._components import FenceComponents
 from assay.fence._decisions import DecisionStore, StoredDecision
 from assay.fence._result import ActionStatus
@@ -45,9 +45,9 @@ from assay.fence._state import (
     accepted_handover,
     verified_handover,
 )
-from assay.gate import ActionIntent, GateFinding, Handover
+from assay.gate import GateFinding
 from assay.ledger import LedgerEntry, canonical_json, sha256_hex
-from assay.tool_bus import GrantExists, GrantRequest, ToolNotFound
+from assay.tool_bus import GrantRequest
 
 
 class Node(Protocol):

@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TypedDict, cast
 
+from assay.contract import ActionIntent
 from assay.fence._components import FenceComponents
 from assay.fence._result import ActionRecord, ActionStatus, RunResult
-from assay.gate import ActionIntent
 from assay.tool_bus import Settlement, ToolBus, ToolResult
 
 __all__ = ["UnsettledFields", "call_and_wait", "unsettled_action", "with_settlements"]

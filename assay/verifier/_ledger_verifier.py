@@ -20,8 +20,15 @@ from typing import Any, Protocol
 
 from assay._limits import MAX_PROPOSITION_CHARS
 from assay._search import Bm25Index
-from assay.contract import Unsupported, VerdictLabel
-from assay.gate import Claim, Handover, Proposition, PropositionVerdict, describe_computation
+from assay.contract import (
+    Claim,
+    Handover,
+    Proposition,
+    PropositionVerdict,
+    Unsupported,
+    VerdictLabel,
+)
+from assay.gate import describe_computation
 from assay.grounding import Computation, Miscalculation, view_of
 from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha256_hex
 from assay.tool_bus import ClaimStatus

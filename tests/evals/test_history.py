@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from assay import ControlPlane, LedgerWriteRefused, UsageError, _db
 from assay.cli import app
+from assay.control_plane import GraphFactory
 from assay.evals import (
     EvalReport,
-    GraphFactory,
     check_regressions,
     eval_history,
     evaluate,

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from assay import ControlPlane
+from assay.control_plane import GraphFactory
 from assay.errors import UsageError
 from assay.evals import (
     Baseline,
     EvalReport,
-    GraphFactory,
     Suite,
     assert_no_regression,
     baseline_of,

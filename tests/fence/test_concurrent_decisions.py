@@ -21,8 +21,9 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 from pydantic import JsonValue
 
-from assay import ControlPlane, fence
+from assay import ControlPlane
 from assay.errors import AlreadyDecided, InvalidDecision
+from assay.fence import fence
 from assay.fence._decisions import DecisionStore
 from assay.fence._review import IntentDecision, PendingCall
 from assay.tool_bus import args_sha256

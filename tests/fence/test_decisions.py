@@ -14,8 +14,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from assay import ControlPlane, ToolSpec, fence
-from assay.fence import FenceState
+from assay import ControlPlane, ToolSpec
+from assay.fence import FenceState, fence
 from assay.fence._decisions import DecisionStore
 from assay.fence._review import ReviewRequest
 from assay.verifier import LexicalNLI

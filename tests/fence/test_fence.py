@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from assay import ControlPlane, ToolSpec, UsageError, fence
-from assay.fence import Feedback, FenceState, GraphIdentity, graph_identity
+from assay import ControlPlane, ToolSpec, UsageError
+from assay.fence import Feedback, FenceState, GraphIdentity, fence, graph_identity
 from assay.verifier import LexicalNLI
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,8 +15,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Interrupt
 from pydantic import ValidationError
 
-from assay import ControlPlane, fence
+from assay import ControlPlane
 from assay.errors import InvalidDecision
+from assay.fence import fence
 from assay.fence._review import (
     REVIEW_DECISION_SCHEMA_ID,
     REVIEW_REQUEST_SCHEMA_ID,
