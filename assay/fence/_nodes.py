@@ -450,7 +450,14 @@ def _act_one(control_plane: FenceComponents, state: FenceState, intent: ActionIn
     )
     unsettled = unsettled_action(control_plane.bus, run_id, call_id, result)
     if unsettled is not None:  # cut short by a crash: unknown, or settled since
-        return _action(intent, unsettled["status"], **{**unsettled, **grant})
+        return _action(
+            intent,
+            unsettled["status"],
+            ledger_id=unsettled["ledger_id"],
+            error=unsettled["error"],
+            reason=unsettled["reason"],
+            **grant,
+        )
     if result.ok:
         return _action(
             intent, "executed", ledger_id=result.ledger_id, output=result.output, **grant
