@@ -1,9 +1,21 @@
 """assay: a control plane that fences LangGraph agents.
 
-The public names are re-exported here; everything in a module whose name starts with
-an underscore is private.
+The convenience surface: the names most programs need, re-exported here from their
+one home (the package that defines each). Everything in a module whose name starts
+with an underscore is private. ``assay.fence`` is the fence package; ``fence()``
+itself is ``from assay.fence import fence``.
 """
 
+from assay.contract import (
+    HANDOVER_SCHEMA_VERSION,
+    ActionIntent,
+    Claim,
+    Handover,
+    OpenQuestion,
+    Proposition,
+    PropositionVerdict,
+    Unsupported,
+)
 from assay.control_plane import ControlPlane
 from assay.errors import (
     AlreadyDecided,
@@ -55,24 +67,16 @@ from assay.fence import (
     RunStatus,
     ThreadStatus,
     compose_answer,
-    fence,
     parse_decision,
     react_agent,
     review_decision_json_schema,
     review_request_json_schema,
 )
 from assay.gate import (
-    HANDOVER_SCHEMA_VERSION,
-    ActionIntent,
-    Claim,
     Gate,
     GateDecision,
     GateFinding,
-    Handover,
     Identifier,
-    OpenQuestion,
-    Proposition,
-    PropositionVerdict,
     ReplyReport,
     RunManifest,
     annotate,
@@ -113,7 +117,6 @@ from assay.verifier import (
     LedgerVerifier,
     LexicalNLI,
     NLIModel,
-    Unsupported,
     VerifiedHandover,
     Verifier,
 )
@@ -215,7 +218,6 @@ __all__ = [
     "compose_answer",
     "diff_precheck",
     "extract_identifiers",
-    "fence",
     "identifier_in_evidence",
     "parse_decision",
     "react_agent",

@@ -204,7 +204,7 @@ class DriverStatement:
     layer is written here. The price: parameters reach the driver as they are, with
     no type processing, so the caller passes values the driver takes natively
     (:func:`stored_timestamp` for a time), and rows come back as the driver returns
-    them (which is what the audit wants: see ``assay.ledger._audit``).
+    them (which is what the audit wants: see ``assay.ledger._chain_audit``).
     """
 
     def __init__(self, statement: sa.ClauseElement) -> None:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from sqlalchemy.engine import Engine
 
 from assay import _db
 from assay.errors import ConfigurationError
-from assay.fence import Checkpointer, FencedGraph, RunResult, ThreadStatus, open_checkpointer
+from assay.fence import Checkpointer, FenceComponents, FencedGraph, RunResult, ThreadStatus
 from assay.fence import aresume as aresume_graph
 from assay.fence import arun as arun_graph
 from assay.fence import paused as paused_threads
@@ -30,54 +30,31 @@ from assay.verifier import (
     Verifier,
 )
 
-if TYPE_CHECKING:
-    from langgraph.checkpoint.base import BaseCheckpointSaver
+__all__ = ["ControlPlane", "GraphFactory"]
 
 
-class ControlPlane:
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ControlPlane(FenceComponents):
     """Everything a fenced graph needs, bound to one database.
 
     ``ledger`` (evidence and audit trail), ``registry`` / ``bus`` / ``grants`` (typed
     tools and permission for irreversible calls), ``gate`` (plain-code checks of
     hand-overs), ``verifier`` (entailment from ledger evidence) and ``checkpointer``
-    (durable LangGraph state, for ``invoke`` and ``ainvoke`` alike). It is the
-    composition root and holds no application: ``run`` / ``resume`` / ``status`` /
-    ``paused`` drive whichever fenced graph they are given (see :mod:`assay.fence`).
-    Open it once per process (it is safe to share between threads and event loops)
-    and close it when done, or use it as a context manager::
+    (durable LangGraph state, for ``invoke`` and ``ainvoke`` alike, opened on first
+    use). It is the composition root and holds no application: ``run`` / ``resume`` /
+    ``status`` / ``paused`` drive whichever fenced graph they are given (see
+    :mod:`assay.fence`). Open it once per process (it is safe to share between
+    threads and event loops) and close it when done, or use it as a context manager::
 
         with ControlPlane.open("sqlite:///./assay.db") as cp:
             run_id = cp.ledger.start_run()
+
+    It is a frozen :class:`~assay.fence.FenceComponents`: a variant (another verifier,
+    grants with another policy) is ``dataclasses.replace(cp, ...)``, which shares the
+    engine and the checkpointer; close the original only.
     """
 
-    def __init__(
-        self,
-        engine: Engine,
-        *,
-        url: str,
-        max_content_bytes: int,
-        policy: str | Path | Mapping[str, Any] | Policy | None = None,
-        nli: NLIModel | None = None,
-        verifier_cache: bool = True,
-    ) -> None:
-        self.url = url
-        self.engine = engine
-        self.ledger = Ledger(engine, max_content_bytes=max_content_bytes)
-        self.registry = ToolRegistry(engine)
-        self.grants = Grants(engine, self.ledger, self.registry, policy=policy)
-        self.bus = ToolBus(engine, self.ledger, self.registry, self.grants)
-        self.gate = Gate(self.ledger, registry=self.registry)
-        self.verifier = LedgerVerifier(
-            self.ledger,
-            cache=SqlEntailmentCache(engine) if verifier_cache else None,
-            model_loader=(lambda: nli) if nli is not None else Verifier.default,
-        )
-        # Grants read claim status from the verifier's verdicts in the ledger, and the
-        # gate refuses a reworded Unsupported proposition that cites nothing new.
-        self.grants.claim_status_source = self.verifier
-        self.gate.add_check(RewordedUnsupportedCheck(self.ledger))
-        self._checkpointer: Checkpointer | None = None
-        self._lock = threading.Lock()
+    url: str
 
     @classmethod
     def open(
@@ -107,7 +84,7 @@ class ControlPlane:
                 _db.upgrade(engine)
             else:
                 _require_head(engine)
-            return cls(
+            return cls._compose(
                 engine,
                 url=resolved,
                 max_content_bytes=max_content_bytes,
@@ -119,19 +96,44 @@ class ControlPlane:
             engine.dispose()
             raise
 
+    @classmethod
+    def _compose(
+        cls,
+        engine: Engine,
+        *,
+        url: str,
+        max_content_bytes: int,
+        policy: str | Path | Mapping[str, Any] | Policy | None,
+        nli: NLIModel | None,
+        verifier_cache: bool,
+    ) -> Self:
+        """The components on ``engine``, wired to each other once: grants read claim
+        status from the verifier's verdicts in the ledger, and the gate refuses a
+        reworded Unsupported proposition that cites nothing new."""
+        ledger = Ledger(engine, max_content_bytes=max_content_bytes)
+        registry = ToolRegistry(engine)
+        verifier = LedgerVerifier(
+            ledger,
+            cache=SqlEntailmentCache(engine) if verifier_cache else None,
+            model_loader=(lambda: nli) if nli is not None else Verifier.default,
+        )
+        grants = Grants(engine, ledger, registry, claim_status_source=verifier, policy=policy)
+        return cls(
+            url=url,
+            engine=engine,
+            ledger=ledger,
+            registry=registry,
+            grants=grants,
+            bus=ToolBus(engine, ledger, registry, grants),
+            gate=Gate(ledger, registry=registry, extra_checks=[RewordedUnsupportedCheck(ledger)]),
+            verifier=verifier,
+            checkpoints=Checkpointer(engine.url, engine=engine),
+        )
+
     def manifest(self, run_id: str) -> RunManifest:
         """The run's phases, artifacts, gate decisions, verdicts, grants, calls and
         errors, derived from its ledger alone."""
         return build_manifest(self.ledger, run_id)
-
-    @property
-    def checkpointer(self) -> BaseCheckpointSaver[Any]:
-        """LangGraph's durable saver on this database (SQLite or PostgreSQL), opened on
-        first use; paused runs survive the process."""
-        with self._lock:
-            if self._checkpointer is None:
-                self._checkpointer = open_checkpointer(self.engine.url, engine=self.engine)
-            return self._checkpointer.saver
 
     def run(
         self,
@@ -177,10 +179,7 @@ class ControlPlane:
 
     def close(self) -> None:
         """Release every database connection (the checkpointer's included)."""
-        with self._lock:
-            if self._checkpointer is not None:
-                self._checkpointer.close()
-                self._checkpointer = None
+        self.checkpoints.close()
         self.engine.dispose()
 
     def __enter__(self) -> Self:
@@ -196,6 +195,12 @@ class ControlPlane:
 
     def __repr__(self) -> str:
         return f"ControlPlane(url={self.engine.url.render_as_string(hide_password=True)!r})"
+
+
+#: What builds a fenced graph on a control plane, ``graph(control_plane)``: what
+#: ``assay serve --graph name=module:attr`` and ``assay eval`` name, and what
+#: :func:`assay.evals.evaluate` calls once per worker.
+GraphFactory = Callable[[ControlPlane], FencedGraph]
 
 
 def _require_head(engine: Engine) -> None:

@@ -33,7 +33,8 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assay import ControlPlane, ToolSpec, fence
+from assay import ControlPlane, ToolSpec
+from assay.fence import fence
 from benchmarks._common import write_result
 
 DEFAULT_DATA = (

@@ -25,7 +25,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assay import ControlPlane
-from assay.evals import GraphFactory, baseline_of, evaluate, load_suite, write_report_dir
+from assay.control_plane import GraphFactory
+from assay.evals import baseline_of, evaluate, load_suite, write_report_dir
 from assay.verifier import LexicalNLI
 from tests.evals import _desk
 from tests.evals.conftest import SUITE, write_suite

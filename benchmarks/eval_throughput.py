@@ -24,7 +24,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assay import ControlPlane
-from assay.evals import GraphFactory, evaluate, load_suite
+from assay.control_plane import GraphFactory
+from assay.evals import evaluate, load_suite
 from benchmarks._common import machine, write_result
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -56,8 +56,8 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.graph import END, START, StateGraph
 from sqlalchemy import event
 
-from assay import ControlPlane, ToolSpec, fence
-from assay.fence import FenceState
+from assay import ControlPlane, ToolSpec
+from assay.fence import FenceState, fence
 from assay.gate import Gate
 from assay.ledger import Ledger, LedgerBatch
 from assay.tool_bus import ToolBus

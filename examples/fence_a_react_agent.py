@@ -14,8 +14,8 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import BaseTool
 
-from assay import ControlPlane, ToolSpec, fence
-from assay.fence import react_agent
+from assay import ControlPlane, ToolSpec
+from assay.fence import fence, react_agent
 
 STATUS = "Order ORD-1042 shipped on 2025-03-05 with tracking number TRK-47110815."
 

@@ -1,6 +1,7 @@
 """Fence an agent you wrote: it may act only through the bus and cite what it returned."""
 
-from assay import ControlPlane, ToolSpec, fence
+from assay import ControlPlane, ToolSpec
+from assay.fence import fence
 
 cp = ControlPlane.open("sqlite:///./example.db")
 cp.registry.register(

@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assay import AssayError, ControlPlane, GateDecision
-from assay.errors import InvalidDecision
+from assay.errors import GrantRefused, InvalidDecision
 from assay.fence import parse_decision
-from assay.tool_bus import GrantRefused, GrantRequest, ToolResult
+from assay.tool_bus import GrantRequest, ToolResult
 from assay.verifier import LexicalNLI
 from tests.tool_bus._tools import FLAG, FLAG_ARGS, OVER_CAP, Counter, StandInClaims
 

@@ -1,10 +1,19 @@
-"""The public names of assay are exactly its ``__all__``, and each is documented."""
+"""The public names of assay are exactly its ``__all__``, each is documented, and each
+has one home: the package that defines it, re-exported by the top-level ``assay``
+package only.
+
+``python -m tests.test_exported_members`` lists the names exported from more than one
+package.
+"""
 
 from __future__ import annotations
 import __future__
 
 import importlib
 import inspect
+import pkgutil
+import sys
+from collections import defaultdict
 
 import pytest
 
@@ -58,3 +67,102 @@ def test_error_tree() -> None:
     assert issubclass(assay.UnknownRun, assay.UsageError)
     assert issubclass(assay.LedgerWriteRefused, assay.RunError)
     assert not issubclass(assay.LedgerWriteRefused, assay.UsageError)
+
+
+# --- one home per name ----------------------------------------------------------------
+
+#: Re-exports of the verifier package that still have another home; the verifier's
+#: own names only (nothing may be added here).
+VERIFIER_REEXPORTS = frozenset(
+    {"InvalidPair", "ModelConfigError", "ModelLoadError", "Unsupported", "VerifierError"}
+)
+
+
+def public_packages() -> list[str]:
+    """Every public module of assay (no component of its name private), ``assay`` first."""
+    found = ["assay"]
+    for info in pkgutil.walk_packages(assay.__path__, "assay."):
+        if info.name.startswith("assay.migrations"):
+            continue
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            found.append(info.name)
+    return found
+
+
+def homes() -> dict[str, list[str]]:
+    """Each public name, and the public modules whose ``__all__`` exports it."""
+    exported: dict[str, list[str]] = defaultdict(list)
+    for name in public_packages():
+        module = importlib.import_module(name)
+        for public in getattr(module, "__all__", ()):
+            exported[public].append(name)
+    return dict(exported)
+
+
+def multiply_exported() -> dict[str, list[str]]:
+    """Names exported by more than one public module other than ``assay`` itself."""
+    return {
+        name: modules
+        for name, modules in homes().items()
+        if len([m for m in modules if m != "assay"]) > 1
+    }
+
+
+def test_each_public_name_has_one_home() -> None:
+    extra = {
+        name: modules
+        for name, modules in multiply_exported().items()
+        if not (name in VERIFIER_REEXPORTS and "assay.verifier" in modules)
+    }
+    assert extra == {}
+
+
+def test_each_public_class_and_function_has_one_home() -> None:
+    """No class or function is exported by two packages, under any name."""
+    seen: dict[int, set[str]] = defaultdict(set)
+    for name in public_packages()[1:]:
+        module = importlib.import_module(name)
+        for public in getattr(module, "__all__", ()):
+            value = getattr(module, public)
+            if inspect.isclass(value) or inspect.isfunction(value):
+                seen[id(value)].add(f"{name}.{public}")
+    shared = [
+        sorted(names) for names in seen.values() if len({n.rsplit(".", 1)[0] for n in names}) > 1
+    ]
+    assert [s for s in shared if not _verifier_reexport(s)] == []
+
+
+def _verifier_reexport(names: list[str]) -> bool:
+    return any(
+        n.startswith("assay.verifier.") and n.rsplit(".", 1)[1] in VERIFIER_REEXPORTS for n in names
+    )
+
+
+def test_the_top_level_re_exports_each_name_from_its_home() -> None:
+    for name in assay.__all__:
+        if name == "__version__":
+            continue
+        others = [m for m in homes()[name] if m != "assay"]
+        assert others, f"assay.{name} has no home but the top level"
+        home = importlib.import_module(others[0])
+        assert getattr(assay, name) is getattr(home, name)
+
+
+def test_import_assay_fence_is_the_fence_package() -> None:
+    module = importlib.import_module("assay.fence")
+    assert inspect.ismodule(module) and module.__name__ == "assay.fence"
+    import assay.fence
+
+    assert assay.fence is module
+    assert callable(assay.fence.fence) and assay.fence.FenceState is module.FenceState
+    from assay import fence as named
+
+    assert named is module
+
+
+if __name__ == "__main__":
+    found = multiply_exported()
+    print(f"{len(found)} of {len(homes())} public names are exported by more than one package")
+    for name, modules in sorted(found.items()):
+        print(f"  {name}: {', '.join(modules)}")
+    sys.exit(1 if found else 0)

@@ -1,7 +1,8 @@
 """The package's layers point one way, and a package's private modules stay its own.
 
-``lint-imports`` checks the layers contract in pyproject.toml (DESIGN.md's order:
-errors, the contract, ledger, tool bus, gate, verifier, fence, control plane, CLI,
+``lint-imports`` checks the layers contract in pyproject.toml (the order
+docs/design.md draws: errors, limits, grounding, the contract and storage, ledger,
+tool bus, gate, verifier, fence, control plane, evals, training, service, CLI,
 applications). The scan below adds what import-linter does not express: a module may
 import a private module (``_name``) only from its own package, and an application
 uses public names only, as a user's code would.

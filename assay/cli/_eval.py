@@ -38,6 +38,7 @@ from assay.cli._common import (
     styled,
 )
 from assay.cli._progress import progress_bar
+from assay.control_plane import GraphFactory
 from assay.errors import UsageError
 from assay.evals import (
     DEFAULT_THRESHOLD_POINTS,
@@ -47,11 +48,10 @@ from assay.evals import (
     EvalCase,
     EvalReport,
     EvalRunRecord,
-    GateResult,
-    GraphFactory,
+    RegressionGateResult,
     Suite,
-    check_gate,
     check_precision,
+    check_regressions,
     eval_history,
     evaluate,
     load_suite,
@@ -176,7 +176,7 @@ def eval_command(
     if only:
         _check_cases(report, as_json=as_json)
         return
-    result = check_gate(report, recorded)
+    result = check_regressions(report, recorded)
     with open_plane(db) as cp:
         kept = record_eval(cp, report, result, baseline=baseline if recorded is not None else None)
         past = eval_history(cp, suite_id=report.suite_id)[::-1] if report_dir else []
@@ -226,7 +226,7 @@ def _check_cases(report: EvalReport, *, as_json: bool) -> None:
         raise typer.Exit(1)
 
 
-def _render(report: EvalReport, result: GateResult) -> None:
+def _render(report: EvalReport, result: RegressionGateResult) -> None:
     header = f" suite {report.suite_id}: {report.metrics.cases} cases"
     console().print(styled((shown(report.suite_name), "bold"), header))
     table = Table(title="metrics")

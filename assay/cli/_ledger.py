@@ -47,9 +47,9 @@ from assay.cli._progress import progress_bar
 from assay.errors import InvalidKey, InvalidProof, UsageError
 from assay.ledger import (
     Checkpoint,
+    CheckpointVerifier,
     LedgerEntry,
     RunInfo,
-    Verifier,
     generate_key,
     load_verifier,
     verify_bundle,
@@ -91,7 +91,7 @@ class _VerifierKey:
     """The verifier key a check ran with, and the file it was read from (None when it
     was given as text), so the output can say which key it trusted."""
 
-    verifier: Verifier
+    verifier: CheckpointVerifier
     file: Path | None
 
     def json(self) -> dict[str, str | None]:

@@ -8,7 +8,7 @@ when a metric drops against a baseline kept beside the suite.
   with ``jobs``) and scores it: faithfulness, coverage, abstention precision and
   recall, false alarms, actions, grants, side-effect hygiene, rounds, latency and
   model time (:class:`EvalReport`).
-- :func:`check_gate` compares a report with a :class:`Baseline`;
+- :func:`check_regressions` compares a report with a :class:`Baseline`;
   :func:`assert_no_regression` is the same gate for a test suite.
 - :func:`write_html_report` writes the evaluation as one self-contained HTML file
   (metrics against the baseline, their trend, the audit of each failed case).
@@ -18,20 +18,6 @@ when a metric drops against a baseline kept beside the suite.
 """
 
 from assay.evals._evaluate import DEFAULT_JUDGE, CaseDone, EvalReport, evaluate, score
-from assay.evals._gate import (
-    BASELINE_FORMAT,
-    DEFAULT_THRESHOLD_POINTS,
-    Baseline,
-    CaseChange,
-    GateResult,
-    MetricChange,
-    assert_no_regression,
-    baseline_of,
-    check_gate,
-    read_baseline,
-    statement_ref,
-    write_baseline,
-)
 from assay.evals._history import (
     MAX_HISTORY,
     EvalHistory,
@@ -62,6 +48,20 @@ from assay.evals._model import (
     FixtureOutput,
     SuiteModel,
 )
+from assay.evals._regression_gate import (
+    BASELINE_FORMAT,
+    DEFAULT_THRESHOLD_POINTS,
+    Baseline,
+    CaseChange,
+    MetricChange,
+    RegressionGateResult,
+    assert_no_regression,
+    baseline_of,
+    check_regressions,
+    read_baseline,
+    statement_ref,
+    write_baseline,
+)
 from assay.evals._report import (
     REPORT_FILE,
     AuditedProposition,
@@ -76,7 +76,6 @@ from assay.evals._run import (
     MAX_RESUMES,
     REVIEWER,
     CaseRun,
-    GraphFactory,
     ObservedCall,
     ObservedProposition,
     RequestedGrant,
@@ -125,14 +124,13 @@ __all__ = [
     "FactModel",
     "FileRef",
     "FixtureOutput",
-    "GateResult",
-    "GraphFactory",
     "MatchHow",
     "MeaningJudge",
     "MetricChange",
     "NLIJudge",
     "ObservedCall",
     "ObservedProposition",
+    "RegressionGateResult",
     "RequestedGrant",
     "Suite",
     "SuiteMetrics",
@@ -143,8 +141,8 @@ __all__ = [
     "audit_run",
     "baseline_of",
     "baseline_sha256",
-    "check_gate",
     "check_precision",
+    "check_regressions",
     "eval_history",
     "evaluate",
     "load_suite",

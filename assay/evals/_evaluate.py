@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from assay.control_plane import ControlPlane
+from assay.control_plane import ControlPlane, GraphFactory
 from assay.errors import UsageError
 from assay.evals._match import NLIJudge
 from assay.evals._metrics import CaseMetrics, SuiteMetrics, score_case, summarise
 from assay.evals._ray import run_on_ray
-from assay.evals._run import CaseRun, GraphFactory, TimedModel, run_case
+from assay.evals._run import CaseRun, TimedModel, run_case
 from assay.evals._suite import Suite, load_suite
 from assay.fence import FencedGraph, graph_identity
 from assay.verifier import NLIModel, Verifier

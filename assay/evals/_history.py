@@ -25,8 +25,8 @@ from assay._db import driver_errors, read_connection, write_transaction
 from assay.control_plane import ControlPlane
 from assay.errors import UsageError
 from assay.evals._evaluate import EvalReport
-from assay.evals._gate import GateResult
 from assay.evals._metrics import GATED_METRICS
+from assay.evals._regression_gate import RegressionGateResult
 from assay.evals._tables import eval_runs
 
 __all__ = [
@@ -79,7 +79,7 @@ class EvalHistory:
     def record(
         self,
         report: EvalReport,
-        gate: GateResult,
+        gate: RegressionGateResult,
         *,
         graph_name: str | None = None,
         graph_version: str | None = None,
@@ -116,7 +116,7 @@ class EvalHistory:
 def record_eval(
     control_plane: ControlPlane,
     report: EvalReport,
-    gate: GateResult,
+    gate: RegressionGateResult,
     *,
     baseline: str | Path | None = None,
     graph_name: str | None = None,
@@ -155,7 +155,7 @@ def baseline_sha256(path: str | Path) -> str:
 
 def _new_record(
     report: EvalReport,
-    gate: GateResult,
+    gate: RegressionGateResult,
     graph_name: str | None,
     graph_version: str | None,
     sha: str | None,

@@ -20,9 +20,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, cast
 
-from assay.control_plane import ControlPlane
+from assay.control_plane import ControlPlane, GraphFactory
 from assay.errors import ConfigurationError
-from assay.evals._run import CaseRun, GraphFactory, TimedModel, run_case
+from assay.evals._run import CaseRun, TimedModel, run_case
 from assay.evals._suite import Suite
 from assay.fence import graph_identity
 from assay.verifier import NLIModel

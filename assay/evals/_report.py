@@ -24,8 +24,8 @@ import jinja2
 from assay.control_plane import ControlPlane
 from assay.evals._evaluate import EvalReport
 from assay.evals._files import write_atomically
-from assay.evals._gate import Baseline, check_gate
 from assay.evals._metrics import GATED_METRICS, CaseMetrics, check_precision
+from assay.evals._regression_gate import Baseline, check_regressions
 from assay.ledger import Ledger, LedgerEntry
 
 __all__ = [
@@ -258,7 +258,7 @@ def _pct(value: float | None) -> str:
 
 def _bars(report: EvalReport, baseline: Baseline | None) -> list[dict[str, Any]]:
     """One row per gated metric: the current bar, the baseline's mark, the change."""
-    gate = check_gate(report, baseline) if baseline is not None else None
+    gate = check_regressions(report, baseline) if baseline is not None else None
     changes = {m.name: m for m in gate.metrics} if gate is not None else {}
     rows: list[dict[str, Any]] = []
     for i, (name, value) in enumerate(report.metrics.gated().items()):

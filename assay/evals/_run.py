@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -27,7 +27,6 @@ __all__ = [
     "MAX_RESUMES",
     "REVIEWER",
     "CaseRun",
-    "GraphFactory",
     "ObservedCall",
     "ObservedProposition",
     "RequestedGrant",
@@ -35,8 +34,6 @@ __all__ = [
     "run_case",
 ]
 
-#: A graph factory, as ``--graph module:attr`` names one: ``graph(control_plane)``.
-GraphFactory = Callable[[ControlPlane], FencedGraph]
 #: How many times one case's paused run is resumed at most.
 MAX_RESUMES = 8
 #: The approver named on the decisions a suite's ``review`` makes.

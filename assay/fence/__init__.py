@@ -1,7 +1,7 @@
 """Fencing LangGraph graphs: the control plane's nodes, ``fence()``, results, and the
 runner that starts, resumes and lists runs of any fenced graph."""
 
-from assay.fence._checkpoint import Checkpointer, open_checkpointer
+from assay.fence._checkpointer import Checkpointer
 from assay.fence._components import FenceComponents
 from assay.fence._decisions import DecisionStore, StoredDecision
 from assay.fence._fence import FencedGraph, build_result, compose_answer, fence, graph_identity
@@ -49,7 +49,7 @@ from assay.fence._review import (
     review_request_json_schema_text,
 )
 from assay.fence._runner import aresume, arun, paused, resume, run, status
-from assay.fence._state import FenceState
+from assay.fence._state import Feedback, FenceState, GateErrorFeedback, UnsupportedFeedback
 from assay.fence._threads import GraphIdentity
 from assay.fence._tracing import InvocationSpan, invocation_span, traced_node
 
@@ -62,9 +62,11 @@ __all__ = [
     "Checkpointer",
     "DecisionStore",
     "EvidenceSpan",
+    "Feedback",
     "FenceComponents",
     "FenceState",
     "FencedGraph",
+    "GateErrorFeedback",
     "GraphIdentity",
     "IntentDecision",
     "IntentDecisions",
@@ -83,6 +85,7 @@ __all__ = [
     "ThreadState",
     "ThreadStatus",
     "ToolSelection",
+    "UnsupportedFeedback",
     "abstain_node",
     "act_node",
     "aresume",
@@ -96,7 +99,6 @@ __all__ = [
     "graph_identity",
     "handover_response_schema",
     "invocation_span",
-    "open_checkpointer",
     "parse_decision",
     "paused",
     "policy_node",

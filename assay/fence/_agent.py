@@ -20,6 +20,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import run_in_executor
 from langgraph.errors import GraphBubbleUp
+from pydantic import BaseModel
 
 from assay.fence._components import FenceComponents
 from assay.fence._state import FenceState
@@ -32,7 +33,7 @@ _log = logging.getLogger("assay.fence")
 
 Agent = Callable[[FenceState], dict[str, Any] | Awaitable[dict[str, Any]]] | Any
 #: The agent node as the graph holds it: one runnable, with a sync and an async body.
-AgentNode = RunnableLambda[FenceState, dict[str, Any]]
+AgentNode = RunnableLambda[FenceState, FenceState]
 
 _NOT_A_DICT = "the agent must return a dict with a 'handover' key"
 _ASYNC_UNDER_INVOKE = (
@@ -49,7 +50,7 @@ def agent_node(agent: Agent, control_plane: FenceComponents) -> AgentNode:
     included) it was raised. LangGraph's own signals (an ``interrupt()`` inside the
     agent, a ``Command`` to the parent graph) pass through untouched."""
 
-    def run_sync(state: FenceState) -> dict[str, Any]:
+    def run_sync(state: FenceState) -> FenceState:
         try:
             out = _call_sync(agent, state)
         except GraphBubbleUp:
@@ -58,7 +59,7 @@ def agent_node(agent: Agent, control_plane: FenceComponents) -> AgentNode:
             return _failed(control_plane, state, exc)
         return _fresh_round(out)
 
-    async def run_async(state: FenceState, config: RunnableConfig) -> dict[str, Any]:
+    async def run_async(state: FenceState, config: RunnableConfig) -> FenceState:
         try:
             out = await _call_async(agent, state, config)
         except GraphBubbleUp:
@@ -113,16 +114,27 @@ def _name(agent: Any) -> str:
     return str(getattr(agent, "__qualname__", None) or type(agent).__qualname__)
 
 
-def _fresh_round(out: Any) -> dict[str, Any]:
-    """Each round is judged on its own hand-over: nothing carries over silently."""
+def _fresh_round(out: Any) -> FenceState:
+    """Each round is judged on its own hand-over: nothing carries over silently. A
+    hand-over given as a model is kept as its dict (what the gate reads of it), so
+    the state stays plain data."""
+    fresh: FenceState = {
+        "accepted": None,
+        "accepted_handover": None,
+        "verified": None,
+        "verified_handover": None,
+        "unsupported": [],
+        "gate_errors": [],
+    }
     if not isinstance(out, dict) or "handover" not in out:
-        outcome: dict[str, Any] = {"handover": None, "failure": _NOT_A_DICT}
-    else:
-        outcome = {"handover": out["handover"], "failure": None}
-    return {"accepted": None, "verified": None, "unsupported": [], "gate_errors": [], **outcome}
+        return {**fresh, "handover": None, "failure": _NOT_A_DICT}
+    handover: Any = out["handover"]
+    if isinstance(handover, BaseModel):
+        handover = handover.model_dump()
+    return {**fresh, "handover": handover, "failure": None}
 
 
-def _failed(control_plane: FenceComponents, state: FenceState, exc: Exception) -> dict[str, Any]:
+def _failed(control_plane: FenceComponents, state: FenceState, exc: Exception) -> FenceState:
     """The round's outcome when the agent raised: a failure, an ``error`` ledger entry
     with the exception's type, message and traceback, and a log record."""
     fresh = _fresh_round(None)

@@ -18,18 +18,17 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from sqlalchemy.engine import Engine
 
-from assay.contract import Unsupported
+from assay.contract import Claim, Handover, Unsupported
 from assay.errors import UsageError
 from assay.fence import _threads as threads
 from assay.fence._agent import Agent, agent_node
-from assay.fence._components import FenceComponents
+from assay.fence._components import FenceComponents, policy_scoped
 from assay.fence._nodes import (
     Node,
     abstain_node,
@@ -40,13 +39,10 @@ from assay.fence._nodes import (
     verify_node,
 )
 from assay.fence._result import ActionRecord, PendingGrant, RunResult, RunStatus
-from assay.fence._state import FenceState
+from assay.fence._state import ActionItem, FenceState, PendingItem, verified_handover
 from assay.fence._threads import GraphIdentity
 from assay.fence._tracing import traced_node
-from assay.gate import Claim, Gate, Handover
-from assay.ledger import Ledger
-from assay.tool_bus import Grants, Policy, ToolBus, ToolRegistry, load_policy
-from assay.verifier import LedgerVerifier
+from assay.tool_bus import Policy, load_policy
 
 _log = logging.getLogger("assay.fence")
 
@@ -136,7 +132,7 @@ def fence(
     identity = threads.check_identity(name, version)
     if prepare is not None and not callable(prepare):
         raise UsageError("prepare must be a callable taking the run's input")
-    acting = control_plane if policy is None else _PolicyScoped(control_plane, load_policy(policy))
+    acting = control_plane if policy is None else policy_scoped(control_plane, load_policy(policy))
     builder = StateGraph(FenceState)
     builder.add_node("begin", traced_node("begin", _begin(control_plane, identity)))
     builder.add_node("agent", traced_node("agent", agent_node(agent, control_plane)))
@@ -191,59 +187,8 @@ def _fenced(graph: object) -> _Fenced:
         ) from None
 
 
-class _PolicyScoped:
-    """The components with grants and a bus of their own, which hold a graph's policy,
-    so that its rules approve this graph's calls and nobody else's."""
-
-    def __init__(self, base: FenceComponents, policy: Policy) -> None:
-        self._base = base
-        self._grants = Grants(
-            base.engine,
-            base.ledger,
-            base.registry,
-            claim_status_source=base.grants.claim_status_source,
-            policy=policy,
-            clock=lambda: base.grants.clock(),
-        )
-        self._bus = ToolBus(
-            base.engine, base.ledger, base.registry, self._grants, timeout_s=base.bus.timeout_s
-        )
-
-    @property
-    def engine(self) -> Engine:
-        return self._base.engine
-
-    @property
-    def ledger(self) -> Ledger:
-        return self._base.ledger
-
-    @property
-    def registry(self) -> ToolRegistry:
-        return self._base.registry
-
-    @property
-    def bus(self) -> ToolBus:
-        return self._bus
-
-    @property
-    def grants(self) -> Grants:
-        return self._grants
-
-    @property
-    def gate(self) -> Gate:
-        return self._base.gate
-
-    @property
-    def verifier(self) -> LedgerVerifier:
-        return self._base.verifier
-
-    @property
-    def checkpointer(self) -> BaseCheckpointSaver[Any]:
-        return self._base.checkpointer
-
-
 class _ConfiguredNode(Protocol):
-    def __call__(self, state: FenceState, config: RunnableConfig) -> dict[str, Any]: ...
+    def __call__(self, state: FenceState, config: RunnableConfig) -> FenceState: ...
 
 
 def _begin(components: FenceComponents, identity: GraphIdentity) -> _ConfiguredNode:
@@ -251,7 +196,7 @@ def _begin(components: FenceComponents, identity: GraphIdentity) -> _ConfiguredN
     and record the task, in one ledger transaction; a thread another graph holds is
     refused, and the transaction then writes nothing."""
 
-    def begin(state: FenceState, config: RunnableConfig) -> dict[str, Any]:
+    def begin(state: FenceState, config: RunnableConfig) -> FenceState:
         raw_thread = config.get("configurable", {}).get("thread_id")
         thread_id = "" if raw_thread is None else threads.check_thread_id(str(raw_thread))
         run_id = state.get("run_id")
@@ -292,10 +237,10 @@ def _announcing_pending(components: FenceComponents, policy: Node) -> Node:
     graph's state already holds the :class:`RunResult` that describes it, and the
     thread is listed as waiting for a grant."""
 
-    def policy_then_result(state: FenceState) -> dict[str, Any]:
+    def policy_then_result(state: FenceState) -> FenceState:
         update = policy(state)
         if update.get("pending"):
-            merged: FenceState = {**state, **update}  # type: ignore[typeddict-item]
+            merged: FenceState = {**state, **update}
             update["result"] = build_result(merged)
             if state.get("thread_id"):
                 threads.set_status(components.engine, state.get("thread_id", ""), "awaiting_grant")
@@ -328,7 +273,7 @@ def _rounds_left(limit: int) -> Callable[[FenceState], Literal["agent", "finish"
 
 
 def _finish(components: FenceComponents, writer: Writer) -> Node:
-    def finish(state: FenceState) -> dict[str, Any]:
+    def finish(state: FenceState) -> FenceState:
         result = build_result(state, writer=writer)
         if state.get("thread_id"):
             threads.set_status(components.engine, state.get("thread_id", ""), result.status)
@@ -339,8 +284,7 @@ def _finish(components: FenceComponents, writer: Writer) -> Node:
 
 def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunResult:
     """The :class:`RunResult` a state stands for (also used while paused for a grant)."""
-    verified = state.get("verified")
-    handover = Handover.model_validate(verified) if verified is not None else None
+    handover = verified_handover(state)
     claims = tuple(
         c
         for c in (handover.claims if handover else [])
@@ -348,8 +292,10 @@ def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunRe
         and c.propositions
         and all(p.entailment and p.entailment.label == "entailment" for p in c.propositions)
     )
-    unsupported = tuple(Unsupported.from_dict(u) for u in state.get("unsupported", []))
-    if verified is None and not unsupported:
+    unsupported = tuple(
+        Unsupported.from_dict(cast(dict[str, Any], u)) for u in state.get("unsupported", [])
+    )
+    if handover is None and not unsupported:
         unsupported = tuple(refused_propositions(state))
     pending = tuple(_pending(p) for p in state.get("pending", []))
     status = _status(state, handover, claims, pending)
@@ -378,8 +324,6 @@ def refused_propositions(state: FenceState) -> list[Unsupported]:
     with the gate's reasons: a run that ends on a refused hand-over still says what is
     not established and why, not only that nothing could be verified."""
     raw = state.get("handover")
-    if isinstance(raw, Handover):
-        raw = raw.model_dump(mode="json")
     claims: Any = raw.get("claims") if isinstance(raw, Mapping) else None
     if not isinstance(claims, list):
         return []
@@ -419,7 +363,10 @@ def refused_propositions(state: FenceState) -> list[Unsupported]:
 
 
 def _errors(state: FenceState) -> list[dict[str, Any]]:
-    errors = list(state.get("gate_errors", []))
+    errors: list[dict[str, Any]] = [
+        {"code": e["code"], "path": e["path"], "message": e["message"]}
+        for e in state.get("gate_errors", [])
+    ]
     failure = state.get("failure")
     if failure:
         errors.append({"code": "agent_failed", "path": "$", "message": failure})
@@ -444,7 +391,7 @@ def _status(
     return "answered"
 
 
-def _pending(raw: dict[str, Any]) -> PendingGrant:
+def _pending(raw: PendingItem) -> PendingGrant:
     return PendingGrant(
         intent_id=raw["intent_id"],
         tool=raw["tool"],
@@ -452,17 +399,21 @@ def _pending(raw: dict[str, Any]) -> PendingGrant:
         args=dict(raw["args"]),
         args_sha256=raw["args_sha256"],
         depends_on=tuple(raw["depends_on"]),
-        claims=tuple(raw.get("claims", ())),
+        claims=tuple(raw["claims"]),
     )
 
 
-def _action(raw: dict[str, Any]) -> ActionRecord:
-    fields = ("grant_id", "approver", "ledger_id", "output", "error", "reason")
+def _action(raw: ActionItem) -> ActionRecord:
     return ActionRecord(
         intent_id=raw["intent_id"],
         tool=raw["tool"],
-        version=raw.get("version"),
-        args=dict(raw.get("args", {})),
+        version=raw["version"],
+        args=dict(raw["args"]),
         status=raw["status"],
-        **{k: raw.get(k) for k in fields},
+        grant_id=raw.get("grant_id"),
+        approver=raw.get("approver"),
+        ledger_id=raw.get("ledger_id"),
+        output=raw.get("output"),
+        error=raw.get("error"),
+        reason=raw.get("reason"),
     )

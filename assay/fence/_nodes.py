@@ -13,16 +13,15 @@ and the intent so that a replayed step never repeats a side effect.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from langgraph.types import interrupt
-from pydantic import ValidationError
 
-from assay.contract import Unsupported
-from assay.errors import AlreadyDecided, AssayError, InvalidDecision
+from assay.contract import ActionIntent, Handover, Unsupported
+from assay.errors import AlreadyDecided, AssayError, GrantExists, InvalidDecision, ToolNotFound
 from assay.fence._components import FenceComponents
 from assay.fence._decisions import DecisionStore, StoredDecision
+from assay.fence._result import ActionStatus
 from assay.fence._review import (
     IntentDecision,
     PendingCall,
@@ -32,33 +31,52 @@ from assay.fence._review import (
     pending_call,
 )
 from assay.fence._settled import call_and_wait, unsettled_action
-from assay.fence._state import FenceState
-from assay.gate import ActionIntent, Handover
+from assay.fence._state import (
+    ActionItem,
+    DeniedItem,
+    Feedback,
+    FenceState,
+    GateErrorFeedback,
+    GateErrorItem,
+    GrantedItem,
+    PendingItem,
+    UnsupportedFeedback,
+    UnsupportedItem,
+    accepted_handover,
+    verified_handover,
+)
+from assay.gate import GateFinding
 from assay.ledger import LedgerEntry, canonical_json, sha256_hex
-from assay.tool_bus import GrantExists, GrantRequest, ToolNotFound
+from assay.tool_bus import GrantRequest
 
 
 class Node(Protocol):
     """A graph node: reads the state, returns the keys it updates."""
 
-    def __call__(self, state: FenceState) -> dict[str, Any]: ...
+    def __call__(self, state: FenceState) -> FenceState: ...
 
 
 def gate_node(control_plane: FenceComponents, *, require_no_open_questions: bool = False) -> Node:
     """Check the agent's hand-over; an accepted one goes on, errors become feedback."""
 
-    def gate(state: FenceState) -> dict[str, Any]:
+    def gate(state: FenceState) -> FenceState:
         handover = state.get("handover")
         if state.get("failure") or handover is None:
-            return {"accepted": None, "gate_errors": []}
-        if isinstance(handover, Handover):
-            handover = handover.model_dump(mode="json")
+            return {"accepted": None, "accepted_handover": None, "gate_errors": []}
         decision = control_plane.gate.check(
             state["run_id"], handover, require_no_open_questions=require_no_open_questions
         )
         if decision.accepted and decision.handover is not None:
-            return {"accepted": decision.handover.model_dump(mode="json"), "gate_errors": []}
-        return {"accepted": None, "gate_errors": [asdict(e) for e in decision.errors]}
+            return {
+                "accepted": decision.handover.model_dump(mode="json"),
+                "accepted_handover": decision.handover,
+                "gate_errors": [],
+            }
+        return {
+            "accepted": None,
+            "accepted_handover": None,
+            "gate_errors": [_gate_error(e) for e in decision.errors],
+        }
 
     return gate
 
@@ -66,14 +84,15 @@ def gate_node(control_plane: FenceComponents, *, require_no_open_questions: bool
 def verify_node(control_plane: FenceComponents) -> Node:
     """Fill every asserted proposition's ``entailment``; the only writer of it."""
 
-    def verify(state: FenceState) -> dict[str, Any]:
-        accepted = state.get("accepted")
+    def verify(state: FenceState) -> FenceState:
+        accepted = accepted_handover(state)
         if accepted is None:
-            return {"verified": None, "unsupported": []}
+            return {"verified": None, "verified_handover": None, "unsupported": []}
         verified = control_plane.verifier.verify(state["run_id"], accepted)
         return {
             "verified": verified.handover.model_dump(mode="json"),
-            "unsupported": [_unsupported_dict(u) for u in verified.unsupported],
+            "verified_handover": verified.handover,
+            "unsupported": [_unsupported_item(u) for u in verified.unsupported],
         }
 
     return verify
@@ -86,9 +105,13 @@ def abstain_node(control_plane: FenceComponents) -> Node:
     with evidence (the gate rejects a reworded Unsupported proposition).
     """
 
-    def abstain(state: FenceState) -> dict[str, Any]:
-        feedback = [{"kind": "gate_error", **e} for e in state.get("gate_errors", [])]
-        feedback += [{"kind": "unsupported", **u} for u in state.get("unsupported", [])]
+    def abstain(state: FenceState) -> FenceState:
+        feedback: list[Feedback] = [
+            GateErrorFeedback(kind="gate_error", **e) for e in state.get("gate_errors", [])
+        ]
+        feedback += [
+            UnsupportedFeedback(kind="unsupported", **u) for u in state.get("unsupported", [])
+        ]
         return {"feedback": feedback, "round": state.get("round", 0) + 1}
 
     del control_plane  # the feedback is derived from state alone
@@ -99,12 +122,11 @@ def policy_node(control_plane: FenceComponents) -> Node:
     """Grant what policy rules approve; list the irreversible calls left for a person,
     each as the :class:`PendingCall` a reviewer is shown."""
 
-    def policy(state: FenceState) -> dict[str, Any]:
+    def policy(state: FenceState) -> FenceState:
         run_id = state["run_id"]
-        verified = state.get("verified")
-        if verified is None:
+        handover = verified_handover(state)
+        if handover is None:
             return {"granted": dict(state.get("granted", {})), "pending": []}
-        handover = Handover.model_validate(verified)
         granted = dict(state.get("granted", {}))
         waiting: list[tuple[ActionIntent, GrantRequest]] = []
         for intent, request in _irreversible(control_plane, run_id, handover):
@@ -124,7 +146,11 @@ def policy_node(control_plane: FenceComponents) -> Node:
             else:
                 waiting.append((intent, request))
         pending = _describe(control_plane, handover, waiting)
-        return {"granted": granted, "pending": [p.model_dump(mode="json") for p in pending]}
+        return {
+            "granted": granted,
+            "pending": [cast(PendingItem, p.model_dump(mode="json")) for p in pending],
+            "verified_handover": handover,
+        }
 
     return policy
 
@@ -158,14 +184,14 @@ def grant_node(control_plane: FenceComponents) -> Node:
     """
     store = DecisionStore(control_plane.engine)
 
-    def grant(state: FenceState) -> dict[str, Any]:
+    def grant(state: FenceState) -> FenceState:
         if not state.get("pending"):
             return {}
         run_id = state["run_id"]
         request = ReviewRequest(
             run_id=run_id,
             thread_id=state.get("thread_id") or None,
-            pending=_pending_calls(control_plane, state),
+            pending=_pending_calls(state),
         )
         decisions = _await_decision(control_plane, request, state.get("round", 0))
         decided = [(call, decisions[call.intent_id]) for call in request.pending]
@@ -189,13 +215,12 @@ def grant_node(control_plane: FenceComponents) -> Node:
 def act_node(control_plane: FenceComponents) -> Node:
     """Run the verified hand-over's action intents through the bus."""
 
-    def act(state: FenceState) -> dict[str, Any]:
-        verified = state.get("verified")
-        if verified is None:
+    def act(state: FenceState) -> FenceState:
+        handover = verified_handover(state)
+        if handover is None:
             return {"actions": []}
-        handover = Handover.model_validate(verified)
         actions = [_act_one(control_plane, state, intent) for intent in handover.action_intents]
-        return {"actions": actions}
+        return {"actions": actions, "verified_handover": handover}
 
     return act
 
@@ -203,8 +228,12 @@ def act_node(control_plane: FenceComponents) -> Node:
 # --- helpers ------------------------------------------------------------------------
 
 
-def _unsupported_dict(item: Unsupported) -> dict[str, Any]:
-    return {**item.to_dict(), "ledger_id": item.ledger_id}
+def _gate_error(finding: GateFinding) -> GateErrorItem:
+    return {"code": finding.code, "path": finding.path, "message": finding.message}
+
+
+def _unsupported_item(item: Unsupported) -> UnsupportedItem:
+    return cast(UnsupportedItem, {**item.to_dict(), "ledger_id": item.ledger_id})
 
 
 def _irreversible(
@@ -252,22 +281,9 @@ def _describe(
     return [pending_call(i, r, handover.claims, entries) for i, r in waiting]
 
 
-def _pending_calls(control_plane: FenceComponents, state: FenceState) -> list[PendingCall]:
-    """The state's pending calls, typed. A run paused before the review protocol was
-    typed holds them in an older form: they are described again from the verified
-    hand-over the checkpoint also holds."""
-    raw = state.get("pending", [])
-    try:
-        return [PendingCall.model_validate(item) for item in raw]
-    except ValidationError:
-        handover = Handover.model_validate(state.get("verified"))
-        ids = {item["intent_id"] for item in raw}
-        waiting = [
-            (intent, request)
-            for intent, request in _irreversible(control_plane, state["run_id"], handover)
-            if intent.id in ids
-        ]
-        return _describe(control_plane, handover, waiting)
+def _pending_calls(state: FenceState) -> list[PendingCall]:
+    """The state's pending calls, typed."""
+    return [PendingCall.model_validate(item) for item in state.get("pending", [])]
 
 
 def _await_decision(
@@ -371,7 +387,7 @@ def _request(run_id: str, call: PendingCall) -> GrantRequest:
 
 def _issue(
     control_plane: FenceComponents, run_id: str, call: PendingCall, decision: StoredDecision
-) -> dict[str, Any]:
+) -> GrantedItem:
     """A grant for the reviewer's approval; when the call already has one (the same
     decision applied by another process first), that one stands and is reported."""
     try:
@@ -387,10 +403,10 @@ def _issue(
 
 def _deny(
     control_plane: FenceComponents, run_id: str, call: PendingCall, decision: StoredDecision
-) -> dict[str, Any]:
+) -> DeniedItem:
     """The denial's ledger record. Its content is the stored decision's, so applying
     the same decision again finds the entry already written."""
-    record = {
+    record: dict[str, str] = {
         "decision": "denied",
         "intent_id": call.intent_id,
         "call_id": call.call_id,
@@ -408,58 +424,58 @@ def _deny(
         content=canonical_json(record).decode(),
         metadata={"decision": "denied"},
     )
-    return {**record, "ledger_id": entry.id}
+    return cast(DeniedItem, {**record, "ledger_id": entry.id})
 
 
-def _act_one(
-    control_plane: FenceComponents, state: FenceState, intent: ActionIntent
-) -> dict[str, Any]:
-    base = {
-        "intent_id": intent.id,
-        "tool": intent.tool,
-        "version": intent.version,
-        "args": dict(intent.args),
-    }
+def _act_one(control_plane: FenceComponents, state: FenceState, intent: ActionIntent) -> ActionItem:
+    run_id = state["run_id"]
     denied = state.get("denied", {}).get(intent.id)
     if denied is not None:
-        return {
-            **base,
-            "status": "denied",
-            "approver": denied["approver"],
-            "reason": denied["reason"],
-        }
-    granted = state.get("granted", {}).get(intent.id, {})
-    if granted.get("refused"):
-        return {**base, "status": "not_run", "reason": granted["refused"]}
-    call_id = intent_call_id(state["run_id"], intent.id)
-    legacy = f"{state['run_id']}/{intent.id}"  # the form before the "intent:" prefix
-    if control_plane.bus.call_started(state["run_id"], legacy):
-        call_id = legacy  # a run paused across an upgrade replays under its first id
-    result = call_and_wait(control_plane, state["run_id"], intent, granted, call_id)
+        return _action(intent, "denied", approver=denied["approver"], reason=denied["reason"])
+    granted = state.get("granted", {}).get(intent.id)
+    if granted is not None and granted.get("refused"):
+        return _action(intent, "not_run", reason=granted.get("refused"))
+    call_id = intent_call_id(run_id, intent.id)
+    result = call_and_wait(control_plane, run_id, intent, granted or {}, call_id)
     # Name the grant the call actually ran under: when two processes resumed the
     # same run, the one that lost the race holds another decision than the one used.
-    used = control_plane.grants.used_for(state["run_id"], call_id)
-    if used is not None:
-        granted = {"grant_id": used.id, "approver": used.approver, "via": used.via}
-    grant = {"grant_id": granted.get("grant_id"), "approver": granted.get("approver")}
-    unsettled = unsettled_action(control_plane.bus, state["run_id"], call_id, result)
-    if unsettled is not None:  # cut short by a crash: unknown, or settled since
-        return {**base, **unsettled, **grant}
-    if result.ok:
-        return {
-            **base,
-            "status": "executed",
-            "grant_id": granted.get("grant_id"),
-            "approver": granted.get("approver"),
-            "ledger_id": result.ledger_id,
-            "output": result.output,
+    used = control_plane.grants.used_for(run_id, call_id)
+    grant: dict[str, str | None] = (
+        {"grant_id": used.id, "approver": used.approver}
+        if used is not None
+        else {
+            "grant_id": granted["grant_id"] if granted else None,
+            "approver": granted["approver"] if granted else None,
         }
+    )
+    unsettled = unsettled_action(control_plane.bus, run_id, call_id, result)
+    if unsettled is not None:  # cut short by a crash: unknown, or settled since
+        return _action(
+            intent,
+            unsettled["status"],
+            ledger_id=unsettled["ledger_id"],
+            error=unsettled["error"],
+            reason=unsettled["reason"],
+            **grant,
+        )
+    if result.ok:
+        return _action(
+            intent, "executed", ledger_id=result.ledger_id, output=result.output, **grant
+        )
     error = result.error.as_json() if result.error is not None else None
-    return {
-        **base,
-        "status": "failed",
-        "ledger_id": result.ledger_id,
-        "error": error,
-        "grant_id": granted.get("grant_id"),
-        "approver": granted.get("approver"),
-    }
+    return _action(intent, "failed", ledger_id=result.ledger_id, error=error, **grant)
+
+
+def _action(intent: ActionIntent, status: ActionStatus, **fields: Any) -> ActionItem:
+    """What became of ``intent``: its call, ``status`` and the ``fields`` that say why."""
+    return cast(
+        ActionItem,
+        {
+            "intent_id": intent.id,
+            "tool": intent.tool,
+            "version": intent.version,
+            "args": dict(intent.args),
+            "status": status,
+            **fields,
+        },
+    )

@@ -114,7 +114,7 @@ def bus_tools(components: FenceComponents, tools: ToolSelection) -> tuple[BaseTo
     by every run: each call goes through the bus (validation, ledger, grants) for the
     run of the graph that makes it.
 
-    Raises :class:`~assay.tool_bus.ToolNotFound` for a name or version the registry
+    Raises :class:`~assay.errors.ToolNotFound` for a name or version the registry
     does not hold (with close matches as suggestions), and
     :class:`~assay.errors.UsageError` for a selection of another shape.
     """

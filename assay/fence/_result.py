@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from assay.contract import Unsupported
-from assay.gate import Claim
+from assay.contract import Claim, Unsupported
 
 RunStatus = Literal["answered", "abstained", "awaiting_grant", "failed"]
 #: Where a thread stands: ``running`` while a node runs, else its run's ``RunStatus``.

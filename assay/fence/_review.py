@@ -45,9 +45,8 @@ from pydantic import (
     model_validator,
 )
 
-from assay.contract import ClaimType, PropositionVerdict
+from assay.contract import ActionIntent, Claim, ClaimType, PropositionVerdict
 from assay.errors import InvalidDecision
-from assay.gate import ActionIntent, Claim
 from assay.ledger import LedgerEntry
 from assay.tool_bus import GrantRequest, approver_problems
 

@@ -259,9 +259,8 @@ def _check_paused(
     values = cast(dict[str, Any], snapshot.values or {})
     if row is None and not values:
         raise UnknownThread(f"no run on thread {thread_id!r}")
-    owner = row.graph if row is not None else _state_identity(values)
-    if owner is not None and owner != identity:
-        raise threads.wrong_graph(thread_id, owner, identity)
+    if row is not None and row.graph != identity:
+        raise threads.wrong_graph(thread_id, row.graph, identity)
     if not values:
         raise UnknownThread(f"thread {thread_id!r} has no checkpoint to resume")
     if not any(task.interrupts for task in snapshot.tasks):
@@ -270,9 +269,6 @@ def _check_paused(
     if not pending:
         raise InvalidDecision(f"thread {thread_id!r} is paused, but not for a grant")
     parse_decision(decision, pending)
-    if row is None:  # a run paused before threads were recorded: it is this graph's now
-        threads.claim(components.engine, thread_id, identity, run_id=values.get("run_id"))
-        threads.set_status(components.engine, thread_id, "awaiting_grant")
 
 
 def _refuse_rival(
@@ -289,14 +285,6 @@ def _refuse_rival(
     )
     if rival is not None:
         raise already_decided(rival)
-
-
-def _state_identity(values: Mapping[str, Any]) -> GraphIdentity | None:
-    graph = values.get("graph")
-    if not isinstance(graph, Mapping):
-        return None
-    named = cast(Mapping[str, Any], graph)
-    return GraphIdentity(name=str(named.get("name")), version=str(named.get("version")))
 
 
 def _not_paused(

@@ -22,14 +22,14 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
+from assay.contract import ActionIntent
 from assay.fence._components import FenceComponents
-from assay.fence._result import ActionRecord, RunResult
-from assay.gate import ActionIntent
+from assay.fence._result import ActionRecord, ActionStatus, RunResult
 from assay.tool_bus import Settlement, ToolBus, ToolResult
 
-__all__ = ["call_and_wait", "unsettled_action", "with_settlements"]
+__all__ = ["UnsettledFields", "call_and_wait", "unsettled_action", "with_settlements"]
 
 _POLL_S = 0.2
 #: Seconds past a handler's time limit that its process has to record the result.
@@ -89,9 +89,18 @@ def _may_still_run(bus: ToolBus, run_id: str, call_id: str, fallback: float) -> 
     return call.within_limit()
 
 
+class UnsettledFields(TypedDict):
+    """What an action of a call whose outcome was unknown came to, and why."""
+
+    status: ActionStatus
+    ledger_id: str | None
+    error: dict[str, Any] | None
+    reason: str | None
+
+
 def unsettled_action(
     bus: ToolBus, run_id: str, call_id: str, result: ToolResult
-) -> dict[str, Any] | None:
+) -> UnsettledFields | None:
     """The action's fields for a call whose outcome is unknown or was settled;
     ``None`` for any other result."""
     error = result.error
@@ -134,7 +143,7 @@ def _refreshed(bus: ToolBus, run_id: str, action: ActionRecord) -> ActionRecord:
     )
 
 
-def _settled_fields(settled: Settlement) -> dict[str, Any]:
+def _settled_fields(settled: Settlement) -> UnsettledFields:
     return {
         "status": "executed" if settled.outcome == "performed" else "not_run",
         "ledger_id": settled.ledger_id,

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from assay.contract import HANDOVER_SCHEMA_VERSION, Handover
-from assay.errors import InvalidHandover
+from assay.errors import InvalidHandover, ToolNotFound
 from assay.gate import _checks, _lookalikes
 from assay.gate._arguments import (
     argument_value_errors,
@@ -24,7 +24,7 @@ from assay.gate._arguments import (
 from assay.gate._records import GateCheck, GateDecision, GateFinding, ReplyReport
 from assay.gate._reply import Conversation, reply_report
 from assay.ledger import Ledger, LedgerEntry, canonical_json
-from assay.tool_bus import ToolNotFound, ToolSpec, argument_errors
+from assay.tool_bus import ToolSpec, argument_errors
 
 GATE_SOURCE = "assay.gate"
 _UNKNOWN_AGENT = "unknown-agent"

@@ -4,14 +4,6 @@ audit bundles."""
 
 from assay.ledger._append import LedgerBatch
 from assay.ledger._bundle import BUNDLE_FORMAT, VerifiedBundle, verify_bundle
-from assay.ledger._checkpoint import (
-    Checkpoint,
-    Signer,
-    Verifier,
-    generate_key,
-    sign_checkpoint,
-    verify_checkpoint,
-)
 from assay.ledger._hashing import canonical_json, sha256_hex
 from assay.ledger._ledger import DEFAULT_MAX_CONTENT_BYTES, Ledger
 from assay.ledger._log import InclusionProof, load_signer, load_verifier
@@ -28,6 +20,14 @@ from assay.ledger._records import (
     RecordKind,
     RunInfo,
 )
+from assay.ledger._signed_checkpoint import (
+    Checkpoint,
+    CheckpointVerifier,
+    Signer,
+    generate_key,
+    sign_checkpoint,
+    verify_checkpoint,
+)
 
 __all__ = [
     "ALL_KINDS",
@@ -38,6 +38,7 @@ __all__ = [
     "RECORD_KINDS",
     "ChainReport",
     "Checkpoint",
+    "CheckpointVerifier",
     "EvidenceKind",
     "InclusionProof",
     "Kind",
@@ -48,7 +49,6 @@ __all__ = [
     "RunInfo",
     "Signer",
     "VerifiedBundle",
-    "Verifier",
     "canonical_json",
     "generate_key",
     "leaf_hash",

@@ -54,7 +54,7 @@ from assay.ledger._hashing import (
 )
 from assay.ledger._merkle import Frontier, leaf_hash
 from assay.ledger._records import ALL_KINDS, EVIDENCE_KINDS, RECORD_KINDS, LedgerEntry
-from assay.ledger._rows import entry_from_values
+from assay.ledger._stored_rows import entry_from_values
 
 # The write path's statements, compiled once per dialect and sent to the driver
 # directly (see ``DriverStatement``): an append runs five of them.

@@ -38,7 +38,6 @@ from datetime import datetime
 from typing import Any, cast
 
 from assay.errors import InvalidProof
-from assay.ledger._checkpoint import Checkpoint, Verifier, verify_checkpoint
 from assay.ledger._hashing import (
     ENTRY_FORMAT,
     canonical_json,
@@ -52,6 +51,7 @@ from assay.ledger._hashing import (
 from assay.ledger._merkle import leaf_hash, verify_inclusion
 from assay.ledger._records import GENESIS_HASH, LedgerEntry, RunInfo
 from assay.ledger._runhead import RunHead, verify_run_head
+from assay.ledger._signed_checkpoint import Checkpoint, CheckpointVerifier, verify_checkpoint
 
 BUNDLE_FORMAT = "assay-ledger-bundle/2"
 #: The first format: no signed run head, so nothing shows whether entries were cut.
@@ -174,7 +174,7 @@ def _entry_json(entry: LedgerEntry, fmt: int, proof: Sequence[bytes]) -> dict[st
 
 def verify_bundle(
     text: str | bytes,
-    verifier_key: str | Verifier,
+    verifier_key: str | CheckpointVerifier,
     *,
     allow_unproven_completeness: bool = False,
 ) -> VerifiedBundle:
@@ -188,7 +188,9 @@ def verify_bundle(
     bundle = _parse(text)
     unproven = _unproven(bundle, allowed=allow_unproven_completeness)
     verifier = (
-        verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(verifier_key)
+        verifier_key
+        if isinstance(verifier_key, CheckpointVerifier)
+        else CheckpointVerifier.from_text(verifier_key)
     )
     checkpoint = verify_checkpoint(_string(bundle.get("checkpoint"), "checkpoint"), verifier)
     if checkpoint.origin != verifier.name:
@@ -253,7 +255,9 @@ def _unproven(bundle: Mapping[str, Any], *, allowed: bool) -> bool:
     return True
 
 
-def _signed_head(bundle: Mapping[str, Any], verifier: Verifier, checkpoint: Checkpoint) -> RunHead:
+def _signed_head(
+    bundle: Mapping[str, Any], verifier: CheckpointVerifier, checkpoint: Checkpoint
+) -> RunHead:
     """The run head the log signed for the bundle's checkpoint."""
     if "run_head" not in bundle:
         raise InvalidProof(

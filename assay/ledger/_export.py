@@ -21,12 +21,12 @@ from assay._limits import safe_repr, visible
 from assay.errors import LedgerCorrupted, UnknownRun
 from assay.ledger import _tables as t
 from assay.ledger._bundle import make_bundle
-from assay.ledger._checkpoint import Signer
 from assay.ledger._hashing import ENTRY_FORMAT
 from assay.ledger._log import inclusion_hashes, signed_checkpoint
 from assay.ledger._records import GENESIS_HASH, LedgerEntry
-from assay.ledger._rows import ENTRY_COLUMNS, RUN_COLUMNS, entry_from_values, run_from_values
 from assay.ledger._runhead import RunHead, sign_run_head
+from assay.ledger._signed_checkpoint import Signer
+from assay.ledger._stored_rows import ENTRY_COLUMNS, RUN_COLUMNS, entry_from_values, run_from_values
 
 _VERIFY = "run `assay ledger verify`"
 _FORMAT = list(t.entries.columns.keys()).index("format")

@@ -40,8 +40,7 @@ from assay.ledger._append import (
     entry_from_row,
     prepare,
 )
-from assay.ledger._audit import stored_run_ids, verify_log, verify_run
-from assay.ledger._checkpoint import Signer
+from assay.ledger._chain_audit import stored_run_ids, verify_log, verify_run
 from assay.ledger._export import export_run
 from assay.ledger._hashing import run_hash
 from assay.ledger._log import InclusionProof
@@ -53,7 +52,8 @@ from assay.ledger._records import (
     LedgerEntry,
     RunInfo,
 )
-from assay.ledger._rows import ENTRY_COLUMNS, RUN_COLUMNS, reading, run_from_values
+from assay.ledger._signed_checkpoint import Signer
+from assay.ledger._stored_rows import ENTRY_COLUMNS, RUN_COLUMNS, reading, run_from_values
 
 DEFAULT_MAX_CONTENT_BYTES = 10 * 1024 * 1024
 _ENTRY_FIELDS = frozenset({"kind", "source", "content", "metadata"})

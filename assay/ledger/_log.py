@@ -23,7 +23,6 @@ from sqlalchemy.engine import Connection
 from assay._db import DriverStatement
 from assay.errors import InvalidKey, InvalidProof, UnknownEntry
 from assay.ledger import _tables as t
-from assay.ledger._checkpoint import Checkpoint, Signer, Verifier, sign_checkpoint
 from assay.ledger._merkle import (
     EMPTY_ROOT,
     HASH_SIZE,
@@ -35,6 +34,7 @@ from assay.ledger._merkle import (
     root,
     root_nodes,
 )
+from assay.ledger._signed_checkpoint import Checkpoint, CheckpointVerifier, Signer, sign_checkpoint
 
 #: The signing key's text (``PRIVATE+KEY+name+id+key``); never read as a path.
 KEY_ENV = "ASSAY_LEDGER_KEY"
@@ -119,23 +119,23 @@ def _signer_from_env() -> Signer:
     return Signer.from_text(_read_key_file(Path(path), "signing key", private=True))
 
 
-def load_verifier(key: str | os.PathLike[str] | Verifier) -> Verifier:
-    """A verifier key: a :class:`Verifier`, its text (``name+id+key``, a str) or a file
+def load_verifier(key: str | os.PathLike[str] | CheckpointVerifier) -> CheckpointVerifier:
+    """A verifier key: a :class:`CheckpointVerifier`, its text (``name+id+key``, a str) or a file
     holding it (an :class:`os.PathLike` such as :class:`pathlib.Path`).
 
     A str is never read as a path: a key name such as ``example.org/ledger`` is also a
     relative path, so a file planted under the key's text, holding another key of the
     same name, would otherwise stand in for the log's key."""
-    if isinstance(key, Verifier):
+    if isinstance(key, CheckpointVerifier):
         return key
     if isinstance(key, str):
-        return Verifier.from_text(key.strip())
+        return CheckpointVerifier.from_text(key.strip())
     if not isinstance(key, os.PathLike):
         raise InvalidKey(
-            f"a verifier key is its text (str), a file (os.PathLike) or a Verifier, "
+            f"a verifier key is its text (str), a file (os.PathLike) or a CheckpointVerifier, "
             f"got {type(key).__name__}"
         )
-    return Verifier.from_text(_read_key_file(Path(key), "verifier key", private=False))
+    return CheckpointVerifier.from_text(_read_key_file(Path(key), "verifier key", private=False))
 
 
 def _read_key_file(path: Path, what: str, *, private: bool) -> str:

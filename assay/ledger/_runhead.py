@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 
 from assay.errors import InvalidProof
-from assay.ledger._checkpoint import Checkpoint, Signer, Verifier, open_note
+from assay.ledger._signed_checkpoint import Checkpoint, CheckpointVerifier, Signer, open_note
 
 __all__ = ["RUN_HEAD_FORMAT", "RunHead", "sign_run_head", "verify_run_head"]
 
@@ -148,7 +148,7 @@ def sign_run_head(head: RunHead, signer: Signer) -> str:
     return signer.sign(head.body())
 
 
-def verify_run_head(text: str, verifier: Verifier) -> RunHead:
+def verify_run_head(text: str, verifier: CheckpointVerifier) -> RunHead:
     """The run head of the signed note ``text`` once ``verifier``'s signature on it
     verifies; :class:`~assay.errors.InvalidProof` saying why otherwise."""
     try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from assay.service._factory import app_from_env, create_app
 from assay.service._settings import (
     GRAPHS_ENV,
-    GraphFactory,
     ServiceSettings,
     graphs_from_env,
     load_factory,
@@ -33,7 +32,6 @@ from assay.service._tokens import (
 __all__ = [
     "GRAPHS_ENV",
     "ROLES",
-    "GraphFactory",
     "IssuedToken",
     "Principal",
     "Role",

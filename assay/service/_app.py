@@ -16,7 +16,7 @@ from typing import Annotated, Any, Self
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Response
 
-from assay.control_plane import ControlPlane
+from assay.control_plane import ControlPlane, GraphFactory
 from assay.errors import UnknownRun, UsageError
 from assay.fence import FencedGraph, GraphIdentity, graph_identity
 from assay.service._auth import Authenticator
@@ -24,7 +24,7 @@ from assay.service._guards import BodyLimit, TokenBuckets
 from assay.service._pages import install_pages
 from assay.service._principals import same_principal
 from assay.service._problems import Problem, install_problem_handlers
-from assay.service._settings import GraphFactory, ServiceSettings
+from assay.service._settings import ServiceSettings
 from assay.service._tokens import (
     Principal,
     RunOwners,

@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from assay import _db
-from assay.control_plane import ControlPlane
+from assay.control_plane import ControlPlane, GraphFactory
 from assay.errors import ConfigurationError
 from assay.service._settings import (
-    GraphFactory,
     ServiceSettings,
     graphs_from_env,
     settings_from_env,

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from assay.control_plane import GraphFactory
 from assay.errors import ConfigurationError
 
 __all__ = [
     "GRAPHS_ENV",
-    "GraphFactory",
     "ServiceSettings",
     "graphs_from_env",
     "load_factory",
@@ -27,8 +27,6 @@ __all__ = [
     "settings_from_env",
 ]
 
-#: A graph factory: called once with the control plane, returns a fenced graph.
-GraphFactory = Callable[[Any], Any]
 
 GRAPHS_ENV = "ASSAY_SERVICE_GRAPHS"
 _PREFIX = "ASSAY_SERVICE_"

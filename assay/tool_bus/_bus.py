@@ -181,7 +181,7 @@ class ToolBus(CallSettling):
         anything is written:
 
         - :class:`~assay.errors.UnknownRun` for a run the ledger does not hold;
-        - :class:`~assay.tool_bus.InvalidCall` for a run id, call id, grant id or
+        - :class:`~assay.errors.InvalidCall` for a run id, call id, grant id or
           claim id the bus cannot store (not a string, blank, too long, control
           characters or a lone surrogate), or too many claims in ``depends_on``.
 
@@ -242,7 +242,7 @@ class ToolBus(CallSettling):
         """Every tool with a handler in this process (latest version) as a LangChain
         ``BaseTool`` whose argument schema is the registered JSON Schema.
 
-        Raises :class:`~assay.tool_bus.InvalidCall` for a run id the bus cannot store.
+        Raises :class:`~assay.errors.InvalidCall` for a run id the bus cannot store.
         """
         from assay.tool_bus._langchain import langchain_tools
 

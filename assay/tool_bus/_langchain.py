@@ -225,7 +225,7 @@ def bus_tool(bus: ToolBus, spec: ToolSpec, *, run_id: str | None = None) -> BusT
     when it is ``None``, for the run of the graph that calls it (read at call time,
     so the tool is built once and shared by every run).
 
-    Raises :class:`~assay.tool_bus.InvalidCall` for a run id the bus cannot store.
+    Raises :class:`~assay.errors.InvalidCall` for a run id the bus cannot store.
     """
     _check_run_id(run_id)
     return BusTool(
@@ -240,7 +240,7 @@ def bus_tool(bus: ToolBus, spec: ToolSpec, *, run_id: str | None = None) -> BusT
 
 def langchain_tools(bus: ToolBus, registry: ToolRegistry, run_id: str) -> list[BaseTool]:
     """The latest version of every tool this process has a handler for, bound to
-    ``run_id``; :class:`~assay.tool_bus.InvalidCall` for a run id the bus cannot store
+    ``run_id``; :class:`~assay.errors.InvalidCall` for a run id the bus cannot store
     (``None`` included: tools shared by every run are built with :func:`bus_tool`)."""
     problem = check_text(run_id, field="run_id", max_chars=MAX_RUN_ID_CHARS)
     if problem is not None:

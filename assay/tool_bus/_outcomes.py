@@ -134,7 +134,7 @@ class CallSettling:
         answers ``outcome_settled``; ``not_performed`` releases nothing (see
         :attr:`Settlement.message`).
 
-        Raises :class:`~assay.tool_bus.InvalidCall`, writing nothing, for an outcome,
+        Raises :class:`~assay.errors.InvalidCall`, writing nothing, for an outcome,
         a name or a note it cannot record, a call that never started, one that has a
         result (settled or not), and one that may still be running.
         """
@@ -157,7 +157,7 @@ class CallSettling:
         ``error`` entry names the call, its ``tool_call`` entry, the key values and
         how to settle it. A ``not_performed`` answer about a call with no time limit
         here is not recorded (its handler may still be running). Raises
-        :class:`~assay.tool_bus.InvalidCall` for a call that never started.
+        :class:`~assay.errors.InvalidCall` for a call that never started.
         """
         call = self.unsettled(run_id, call_id)
         if call is None:

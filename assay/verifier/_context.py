@@ -14,7 +14,8 @@ from functools import cached_property
 from typing import Any
 
 from assay._search import Bm25Index
-from assay.gate import Proposition, describe_computation
+from assay.contract import Proposition
+from assay.gate import describe_computation
 from assay.grounding import Computation, view_of
 from assay.ledger import LedgerEntry
 from assay.verifier._deterministic import Settled, deterministic_gaps

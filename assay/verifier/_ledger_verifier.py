@@ -18,8 +18,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol
 
-from assay.contract import Unsupported
-from assay.gate import Claim, Handover, Proposition, PropositionVerdict
+from assay.contract import Claim, Handover, Proposition, PropositionVerdict, Unsupported
 from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha256_hex
 from assay.tool_bus import ClaimStatus
 from assay.verifier._antonyms import in_evidence_words

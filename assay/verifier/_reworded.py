@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from functools import cache
 
 from assay._text import token_pattern
-from assay.contract import Unsupported
-from assay.gate import GateFinding, Handover
+from assay.contract import Handover, Unsupported
+from assay.gate import GateFinding
 from assay.ledger import Ledger, LedgerEntry
 from assay.verifier._text import STOP_WORDS
 

@@ -17,8 +17,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from assay import ToolSpec, fence
-from assay.fence import FenceComponents, FencedGraph, FenceState
+from assay import ToolSpec
+from assay.fence import FenceComponents, FencedGraph, FenceState, fence
 
 __all__ = ["GRAPH_NAME", "REPLAY", "graph", "replay_agent"]
 

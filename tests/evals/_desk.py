@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from assay import ToolRegistry, ToolSpec, fence
-from assay.fence import FenceComponents, FencedGraph, FenceState
+from assay import ToolRegistry, ToolSpec
+from assay.fence import FenceComponents, FencedGraph, FenceState, fence
 from assay.ledger import canonical_json, sha256_hex
 from tests.fence._orders import PLACE_ORDER  # the order desk's own tool
 

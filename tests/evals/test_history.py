@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from assay import ControlPlane, LedgerWriteRefused, UsageError, _db
 from assay.cli import app
+from assay.control_plane import GraphFactory
 from assay.evals import (
     EvalReport,
-    GraphFactory,
-    check_gate,
+    check_regressions,
     eval_history,
     evaluate,
     read_baseline,
@@ -44,11 +44,11 @@ def test_runs_are_recorded_and_read_back_newest_first(
     desk_plane: ControlPlane, suite_file: Path
 ) -> None:
     good = _evaluate(desk_plane, suite_file, _desk.graph)
-    first = record_eval(desk_plane, good, check_gate(good))
+    first = record_eval(desk_plane, good, check_regressions(good))
     baseline_file = suite_file.parent / "baseline.json"
     write_baseline(good, baseline_file)
     bad = _evaluate(desk_plane, suite_file, _desk.graph_drops_claim)
-    gate = check_gate(bad, read_baseline(baseline_file))
+    gate = check_regressions(bad, read_baseline(baseline_file))
     second = record_eval(desk_plane, bad, gate, baseline=baseline_file)
 
     records = eval_history(desk_plane)
@@ -75,7 +75,7 @@ def test_runs_are_recorded_and_read_back_newest_first(
 
 def test_a_recorded_run_cannot_be_changed(desk_plane: ControlPlane, suite_file: Path) -> None:
     report = _evaluate(desk_plane, suite_file, _desk.graph)
-    record_eval(desk_plane, report, check_gate(report))
+    record_eval(desk_plane, report, check_regressions(report))
     for statement in ("UPDATE eval_runs SET passed = false", "DELETE FROM eval_runs"):
         with (
             pytest.raises(LedgerWriteRefused, match="append-only"),
@@ -93,17 +93,17 @@ def test_what_cannot_be_recorded_writes_nothing(
     other = write_suite(tmp_path, SUITE.replace("2 April", "02 April"), "other.yaml")
     other_report = _evaluate(desk_plane, other, _desk.graph)
     with pytest.raises(UsageError, match="the gate result is for suite"):
-        record_eval(desk_plane, report, check_gate(other_report))
+        record_eval(desk_plane, report, check_regressions(other_report))
     runless = replace(report, graph_name=None, graph_version=None)  # as score() builds it
     with pytest.raises(UsageError, match="names no graph name"):
-        record_eval(desk_plane, runless, check_gate(runless))
+        record_eval(desk_plane, runless, check_regressions(runless))
     with pytest.raises(UsageError, match="cannot read the baseline"):
-        record_eval(desk_plane, report, check_gate(report), baseline=tmp_path / "none.json")
+        record_eval(desk_plane, report, check_regressions(report), baseline=tmp_path / "none.json")
     with pytest.raises(UsageError, match="limit must be"):
         eval_history(desk_plane, limit=0)
     assert eval_history(desk_plane) == []
     named = record_eval(
-        desk_plane, runless, check_gate(runless), graph_name="by-hand", graph_version="2"
+        desk_plane, runless, check_regressions(runless), graph_name="by-hand", graph_version="2"
     )
     assert (named.graph_name, named.graph_version) == ("by-hand", "2")
 

@@ -17,7 +17,7 @@ from assay.evals import (
     RequestedGrant,
     Suite,
     baseline_of,
-    check_gate,
+    check_regressions,
     match_statement,
     parse_suite,
     score,
@@ -264,4 +264,4 @@ def test_a_baseline_names_a_forbidden_statement_by_its_hash(suite: Suite) -> Non
     assert "W-12 holds 200 units" not in kept
     expected = "sha256:" + hashlib.sha256(b"W-12 holds 200 units.").hexdigest()[:16]
     assert recorded.cases["a"]["forbidden_claims"] == [expected]
-    assert check_gate(report, recorded).changed_cases == ()
+    assert check_regressions(report, recorded).changed_cases == ()

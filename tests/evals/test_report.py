@@ -19,13 +19,13 @@ from typer.testing import CliRunner
 
 from assay import ControlPlane
 from assay.cli._eval import eval_app
+from assay.control_plane import GraphFactory
 from assay.evals import (
     GATED_METRICS,
     REPORT_FILE,
     AuditedRound,
     CaseAudit,
     EvalReport,
-    GraphFactory,
     Suite,
     audit_run,
     baseline_of,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from multiprocessing.synchronize import Event
 from typing import Any
 
-from assay import ControlPlane, ToolSpec, fence
-from assay.fence import FenceState
+from assay import ControlPlane, ToolSpec
+from assay.fence import FenceState, fence
 from assay.verifier import LexicalNLI
 
 LETTER = "Senior associates are capped at EUR 380 per hour."

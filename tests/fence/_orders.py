@@ -11,8 +11,8 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from assay import ToolRegistry, ToolSpec, fence
-from assay.fence import FenceComponents, FencedGraph, FenceState
+from assay import ToolRegistry, ToolSpec
+from assay.fence import FenceComponents, FencedGraph, FenceState, fence
 
 NAME = "order-desk"
 STOCK = "Warehouse W-12 holds 120 units of SKU BT-105."

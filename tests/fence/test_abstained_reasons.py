@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay import ControlPlane, ToolSpec, fence
+from assay import ControlPlane, ToolSpec
+from assay.fence import fence
 
 
 def _stock_agent(cp: ControlPlane, claim: str) -> Any:

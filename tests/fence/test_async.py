@@ -16,8 +16,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
-from assay import ControlPlane, fence
-from assay.fence import FenceState
+from assay import ControlPlane
+from assay.fence import FenceState, fence
 from assay.verifier import LexicalNLI
 from tests.fence.test_decisions import ORDER as ORDER_TOOL
 from tests.fence.test_decisions import READ as STOCK_TOOL

@@ -21,13 +21,14 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 from pydantic import JsonValue
 
-from assay import ControlPlane, fence
+from assay import ControlPlane
 from assay.errors import AlreadyDecided, InvalidDecision
+from assay.fence import fence
 from assay.fence._decisions import DecisionStore
 from assay.fence._review import IntentDecision, PendingCall
 from assay.tool_bus import args_sha256
 from assay.verifier import LexicalNLI
-from tests.fence.test_decisions import order_agent, register_order_tools
+from tests.fence.test_decisions import ORDERS, order_agent, register_order_tools
 
 THREAD = "decided-thread"
 ISO_UTC = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"
@@ -39,12 +40,12 @@ BOB_DENIES = {"approve": False, "approver": "bob", "reason": "wait for the audit
 @pytest.fixture
 def cp(db_url: str) -> Iterator[ControlPlane]:
     with ControlPlane.open(db_url, nli=LexicalNLI()) as plane:
-        plane.orders = register_order_tools(plane)  # type: ignore[attr-defined]
+        register_order_tools(plane)
         yield plane
 
 
 def _orders(cp: ControlPlane) -> list[dict[str, Any]]:
-    return cp.orders  # type: ignore[attr-defined]
+    return ORDERS[cp]
 
 
 def _paused(cp: ControlPlane) -> tuple[Any, RunnableConfig, str]:

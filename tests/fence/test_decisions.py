@@ -5,6 +5,7 @@ cannot take the call id of an intent."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,8 +14,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from assay import ControlPlane, ToolSpec, fence
-from assay.fence import FenceState
+from assay import ControlPlane, ToolSpec
+from assay.fence import FenceState, fence
 from assay.fence._decisions import DecisionStore
 from assay.fence._review import ReviewRequest
 from assay.verifier import LexicalNLI
@@ -46,12 +47,18 @@ ORDER = ToolSpec(
 )
 
 
+#: The orders placed through each control plane's order tool (what "the action ran"
+#: means here), by control plane.
+ORDERS: weakref.WeakKeyDictionary[ControlPlane, list[dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+
 def register_order_tools(
     plane: ControlPlane, orders: list[dict[str, Any]] | None = None
 ) -> list[dict[str, Any]]:
     """Register the stock and order tools on ``plane``; ``orders`` (a new list by
-    default, returned) collects every order placed: what "the action ran" means here."""
+    default, returned, and kept as ``ORDERS[plane]``) collects every order placed."""
     orders = [] if orders is None else orders
+    ORDERS[plane] = orders
     plane.registry.register(READ, lambda _args: STOCK)
     plane.registry.register(ORDER, lambda args: orders.append(args) or {"order": len(orders)})
     return orders
@@ -60,7 +67,7 @@ def register_order_tools(
 @pytest.fixture
 def cp(db_url: str) -> Iterator[ControlPlane]:
     with ControlPlane.open(db_url, nli=LexicalNLI()) as plane:
-        plane.orders = register_order_tools(plane)  # type: ignore[attr-defined]
+        register_order_tools(plane)
         yield plane
 
 
@@ -143,12 +150,12 @@ def test_anything_but_a_decision_is_refused_and_the_run_stays_paused(
     assert DecisionStore(cp.engine).for_run(run_id) == {}
     errors = cp.ledger.entries(run_id, kinds=["error"])
     assert [e.metadata["code"] for e in errors] == ["invalid_decision"]
-    assert cp.orders == []  # type: ignore[attr-defined]
+    assert ORDERS[cp] == []
     assert graph.get_state(config).next  # still paused: a valid decision can follow
     state = graph.invoke(Command(resume={"approve": True, "approver": "alice"}), config)
     [action] = state["result"].actions
     assert (action.status, action.approver) == ("executed", "alice")
-    assert cp.orders == [{"sku": "BT-105", "units": 120}]  # type: ignore[attr-defined]
+    assert ORDERS[cp] == [{"sku": "BT-105", "units": 120}]
 
 
 def test_a_resume_of_none_writes_nothing_and_the_run_stays_paused(cp: ControlPlane) -> None:

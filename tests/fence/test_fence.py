@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from assay import ControlPlane, ToolSpec, UsageError, fence
-from assay.fence import FenceState, GraphIdentity, graph_identity
+from assay import ControlPlane, ToolSpec, UsageError
+from assay.fence import Feedback, FenceState, GraphIdentity, fence, graph_identity
 from assay.verifier import LexicalNLI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +75,7 @@ def test_an_agent_that_cites_what_the_bus_returned_is_answered(cp: ControlPlane)
 
 
 def test_feedback_reaches_the_agent_and_evidence_settles_it(cp: ControlPlane) -> None:
-    seen: list[list[dict[str, Any]]] = []
+    seen: list[list[Feedback]] = []
 
     def agent(state: FenceState) -> dict[str, Any]:
         seen.append(state.get("feedback", []))
@@ -89,7 +89,7 @@ def test_feedback_reaches_the_agent_and_evidence_settles_it(cp: ControlPlane) ->
     result = _invoke(cp, agent)["result"]
     assert result.status == "answered" and result.rounds == 1
     assert seen[0] == []
-    assert "missing_ledger_ids" in {f["code"] for f in seen[1]}
+    assert "missing_ledger_ids" in {f["code"] for f in seen[1] if f["kind"] == "gate_error"}
 
 
 def test_rounds_are_bounded_then_the_fence_abstains(cp: ControlPlane) -> None:

@@ -34,10 +34,9 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from assay import ControlPlane, ThreadInUse, ToolSpec, fence
-from assay.contract import Unsupported
-from assay.fence import FencedGraph, FenceState, compose_answer
-from assay.gate import Claim, Handover
+from assay import ControlPlane, ThreadInUse, ToolSpec
+from assay.contract import Claim, Handover, Unsupported
+from assay.fence import FencedGraph, FenceState, compose_answer, fence
 from assay.verifier import LexicalNLI
 
 ROOT = Path(__file__).resolve().parents[2]

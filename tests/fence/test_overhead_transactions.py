@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from langchain_core.callbacks import BaseCallbackHandler
 from sqlalchemy import event
 
-from assay import ControlPlane, ToolSpec, WrongGraph, fence
-from assay.fence import FenceState
+from assay import ControlPlane, ToolSpec, WrongGraph
+from assay.fence import FenceState, fence
 from assay.tool_bus import ToolFailure
 from assay.verifier import LexicalNLI
 

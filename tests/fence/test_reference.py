@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from assay import AlreadyDecided, ControlPlane, UsageError, fence
+from assay import AlreadyDecided, ControlPlane, UsageError
 from assay.apps import reference
 from assay.apps.reference import INJECTIONS
-from assay.fence import FencedGraph
+from assay.fence import FencedGraph, fence
 from tests.fence.conftest import case
 
 EXPECTED_CLAIMS = {

@@ -15,8 +15,8 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from assay import ControlPlane, ToolSpec, fence
-from assay.fence import FencedGraph, FenceState
+from assay import ControlPlane, ToolSpec
+from assay.fence import FencedGraph, FenceState, fence
 from assay.verifier import LexicalNLI
 
 LETTER = "Senior associates are capped at EUR 380 per hour."

@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 
-from assay import ControlPlane, ToolSpec, fence
-from assay.fence import FencedGraph, FenceState
+from assay import ControlPlane, ToolSpec
+from assay.fence import FencedGraph, FenceState, fence
 from assay.fence._nodes import intent_call_id
 from assay.tool_bus import LookupAnswer
 from assay.verifier import LexicalNLI

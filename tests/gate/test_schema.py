@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import assay.gate
 from assay import HANDOVER_SCHEMA_VERSION, Handover, Proposition, PropositionVerdict
 from assay.cli import app
-from assay.gate import HANDOVER_SCHEMA_ID, handover_json_schema
+from assay.contract import HANDOVER_SCHEMA_ID, handover_json_schema
 
 
 def test_shipped_schema_equals_the_generated_one() -> None:

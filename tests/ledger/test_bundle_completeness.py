@@ -27,8 +27,8 @@ from assay.ledger import (
     verify_checkpoint,
 )
 from assay.ledger._bundle import UNPROVEN_BUNDLE_FORMAT
-from assay.ledger._checkpoint import Checkpoint, Signer, open_note
 from assay.ledger._runhead import RUN_HEAD_FORMAT, RunHead, sign_run_head, verify_run_head
+from assay.ledger._signed_checkpoint import Checkpoint, Signer, open_note
 from tests.ledger._tamper import tamper
 
 NAME = "audit.example.org/ledger"

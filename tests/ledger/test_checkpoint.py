@@ -23,11 +23,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.errors import InvalidKey, InvalidProof
-from assay.ledger._checkpoint import (
+from assay.ledger._signed_checkpoint import (
     MAX_NOTE_BYTES,
     Checkpoint,
+    CheckpointVerifier,
     Signer,
-    Verifier,
     generate_key,
     open_note,
     sign_checkpoint,
@@ -78,7 +78,10 @@ def test_go_reference_key_signs_byte_for_byte() -> None:
 
 
 def test_go_reference_notes_open() -> None:
-    peter, enoch = Verifier.from_text(PETER_VKEY), Verifier.from_text(ENOCH_VKEY)
+    peter, enoch = (
+        CheckpointVerifier.from_text(PETER_VKEY),
+        CheckpointVerifier.from_text(ENOCH_VKEY),
+    )
     assert (peter.name, peter.key_id.hex()) == ("PeterNeumann", "c74f20a3")
     assert (enoch.name, enoch.key_id.hex()) == ("EnochRoot", "af0cfe78")
     assert peter.text == PETER_VKEY and enoch.text == ENOCH_VKEY
@@ -91,7 +94,7 @@ def test_go_reference_notes_open() -> None:
 
 
 def test_go_reference_bad_notes_fail() -> None:
-    peter = Verifier.from_text(PETER_VKEY)
+    peter = CheckpointVerifier.from_text(PETER_VKEY)
     bad = [
         GO_TEXT,
         GO_TEXT + "\n",
@@ -112,7 +115,7 @@ def test_go_reference_bad_notes_fail() -> None:
 
 
 def test_signed_note_specification_example_opens() -> None:
-    verifier = Verifier.from_text(SPEC_VKEY)
+    verifier = CheckpointVerifier.from_text(SPEC_VKEY)
     assert verifier.name == "example.com/foo"
     assert verifier.key_id.hex() == "530d903a"
     assert open_note(SPEC_NOTE, verifier) == "This is an example message.\n"
@@ -142,7 +145,7 @@ def test_checkpoint_signed_by_hand_verifies() -> None:
     body = f"{ORIGIN}\n42\n{base64.b64encode(ROOT).decode()}\nextension one\n"
     signature = private.sign(body.encode())
     note = f"{body}\n\u2014 {name} {base64.b64encode(key_id + signature).decode()}\n"
-    verifier = Verifier.from_text(vkey)
+    verifier = CheckpointVerifier.from_text(vkey)
     assert verifier.key_id == key_id
     assert verify_checkpoint(note, vkey) == Checkpoint(ORIGIN, 42, ROOT, ("extension one",))
     assert verify_checkpoint(note, verifier).size == 42
@@ -194,7 +197,7 @@ def test_round_trip() -> None:
 
 def test_generated_keys_are_consistent() -> None:
     skey, vkey = generate_key("a.example/k")
-    signer, verifier = Signer.from_text(skey), Verifier.from_text(vkey)
+    signer, verifier = Signer.from_text(skey), CheckpointVerifier.from_text(vkey)
     assert signer.name == verifier.name == "a.example/k"
     assert signer.key_id == verifier.key_id and len(signer.key_id) == 4
     assert signer.verifier_key == vkey == verifier.text
@@ -289,11 +292,11 @@ def test_every_mangling_of_a_verifier_key_is_refused() -> None:
         for j in range(i + 1, len(PETER_VKEY) + 1):
             if (i, j) != (0, len(PETER_VKEY)):
                 with pytest.raises(InvalidKey):
-                    Verifier.from_text(PETER_VKEY[i:j])
+                    CheckpointVerifier.from_text(PETER_VKEY[i:j])
     for i in range(len(PETER_VKEY)):
         bumped = PETER_VKEY[:i] + chr(ord(PETER_VKEY[i]) + 1) + PETER_VKEY[i + 1 :]
         with pytest.raises(InvalidKey):
-            Verifier.from_text(bumped)
+            CheckpointVerifier.from_text(bumped)
 
 
 def test_every_mangling_of_a_signer_key_is_refused() -> None:
@@ -349,7 +352,7 @@ BAD_VERIFIER_KEYS: list[Any] = [
 @pytest.mark.parametrize("bad", BAD_VERIFIER_KEYS, ids=range(len(BAD_VERIFIER_KEYS)))
 def test_malformed_verifier_keys_are_invalid_keys(bad: Any) -> None:
     with pytest.raises(InvalidKey):
-        Verifier.from_text(bad)
+        CheckpointVerifier.from_text(bad)
     with pytest.raises(InvalidKey):
         verify_checkpoint(NOTE, bad)
 
@@ -388,7 +391,7 @@ def test_generate_key_refuses_bad_names(name: Any) -> None:
 @settings(max_examples=400, deadline=None)
 @given(text=st.text(max_size=120) | st.sampled_from([PETER_VKEY[:-2], PETER_SKEY[:-2]]))
 def test_arbitrary_key_texts_raise_only_invalid_key(text: str) -> None:
-    for reader in (Verifier.from_text, Signer.from_text):
+    for reader in (CheckpointVerifier.from_text, Signer.from_text):
         with contextlib.suppress(InvalidKey):
             reader(text)
 

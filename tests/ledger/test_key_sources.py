@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import InvalidKey
-from assay.ledger import Signer, Verifier, generate_key, load_signer, load_verifier
+from assay.ledger import CheckpointVerifier, Signer, generate_key, load_signer, load_verifier
 from assay.ledger._log import MAX_KEY_FILE_BYTES
 
 NAME = "example.org/ledger"
@@ -54,7 +54,7 @@ def test_a_verifier_key_file_is_read_from_a_path() -> None:
     _, text = generate_key(NAME)
     path = _write(Path("keys/ledger.pub"), text, 0o644)
     assert load_verifier(path).text == text
-    verifier = Verifier.from_text(text)
+    verifier = CheckpointVerifier.from_text(text)
     assert load_verifier(verifier) is verifier
 
 

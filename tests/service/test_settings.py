@@ -4,6 +4,7 @@ and an application that opens its database and closes it at shutdown."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from fastapi.testclient import TestClient
@@ -67,4 +68,4 @@ def test_a_worker_builds_the_app_from_the_environment(
     with pytest.raises(ConfigurationError, match="cannot load"):
         app_from_env()
     with pytest.raises(UsageError):
-        create_app(sqlite_url, {"not-fenced": lambda cp: object()})
+        create_app(sqlite_url, {"not-fenced": lambda cp: cast(Any, object())})

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assay import ControlPlane
-from assay.tool_bus import InvalidCall, ToolResult, ToolSpec
+from assay.errors import InvalidCall
+from assay.tool_bus import ToolResult, ToolSpec
 from assay.tool_bus import _tables as t
 from tests.tool_bus._tools import ADD, Counter
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from assay import ControlPlane, UnknownRun
-from assay.tool_bus import ErrorDetail, InvalidCall, ToolResult, ToolSpec
+from assay.errors import InvalidCall
+from assay.tool_bus import ErrorDetail, ToolResult, ToolSpec
 from tests.tool_bus._tools import ADD, Counter
 
 

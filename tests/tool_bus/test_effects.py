@@ -13,7 +13,8 @@ import pytest
 import sqlalchemy as sa
 
 from assay import ControlPlane, InvalidToolSpec, LedgerWriteRefused
-from assay.tool_bus import GrantRefused, GrantRequest, ToolResult, ToolSpec
+from assay.errors import GrantRefused
+from assay.tool_bus import GrantRequest, ToolResult, ToolSpec
 from tests.tool_bus._tools import ADD, FLAG, FLAG_ARGS, OVER_CAP, Counter, StandInClaims
 
 KEYED = replace(FLAG, version="1.1.0", idempotency_key=("/invoice", "/line"))

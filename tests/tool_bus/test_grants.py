@@ -12,14 +12,8 @@ from pathlib import Path
 import pytest
 
 from assay import ControlPlane, LedgerWriteRefused
-from assay.tool_bus import (
-    GrantExists,
-    GrantRefused,
-    GrantRequest,
-    InvalidPolicy,
-    ToolResult,
-    UnknownGrant,
-)
+from assay.errors import GrantExists, GrantRefused, InvalidPolicy, UnknownGrant
+from assay.tool_bus import GrantRequest, ToolResult
 from tests.tool_bus._tools import FLAG, FLAG_ARGS, OVER_CAP, Counter, StandInClaims
 
 CLAIMS = ("claim-1", "claim-2")

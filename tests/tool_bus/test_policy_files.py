@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from assay.tool_bus import Condition, InvalidPolicy, Policy, load_policy
+from assay.errors import InvalidPolicy
+from assay.tool_bus import Condition, Policy, load_policy
 from assay.tool_bus._policy import MAX_POLICY_BYTES, MAX_POLICY_DEPTH
 
 RULE_YAML = """\

@@ -8,14 +8,8 @@ import pytest
 import sqlalchemy as sa
 
 from assay import ControlPlane, LedgerWriteRefused, UsageError
-from assay.tool_bus import (
-    InvalidToolSpec,
-    RegistryConflict,
-    RegistryView,
-    ToolBusError,
-    ToolNotFound,
-    ToolSpec,
-)
+from assay.errors import InvalidToolSpec, RegistryConflict, ToolBusError, ToolNotFound
+from assay.tool_bus import RegistryView, ToolSpec
 from tests.tool_bus._tools import ADD, Counter
 
 

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from assay import ControlPlane, InvalidToolSpec
-from assay.tool_bus import GrantRequest, InvalidCall, LookupAnswer, ToolResult
+from assay.errors import InvalidCall
+from assay.tool_bus import GrantRequest, LookupAnswer, ToolResult
 from tests.tool_bus._tools import ADD, FLAG, FLAG_ARGS, StandInClaims
 
 KEYED = replace(FLAG, version="1.1.0", idempotency_key=("/invoice", "/line"))

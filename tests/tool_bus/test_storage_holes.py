@@ -16,8 +16,9 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from assay import ControlPlane, LedgerWriteRefused
+from assay.errors import GrantExists, GrantRefused
 from assay.ledger import canonical_json
-from assay.tool_bus import GrantExists, GrantRefused, GrantRequest
+from assay.tool_bus import GrantRequest
 from tests.tool_bus._tools import FLAG, FLAG_ARGS, OVER_CAP, Counter, StandInClaims
 
 CLAIMS = ("claim-1",)
@@ -325,7 +326,7 @@ def test_the_result_names_the_grant_that_was_used(world: tuple[ControlPlane, str
 def test_registry_rows_written_by_hand_are_not_used(plane: ControlPlane) -> None:
     """A spec altered in place (hash left as it was), a version that is not semver, and
     a new version whose row fails its hash: none is served, none crashes a lookup."""
-    from assay.tool_bus import ToolNotFound
+    from assay.errors import ToolNotFound
     from assay.tool_bus import _tables as t
 
     plane.registry.register(FLAG, Counter().flag)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assay import ControlPlane
-from assay.gate import Proposition
+from assay.contract import Proposition
 from assay.ledger import Ledger
 from assay.verifier import LexicalNLI
 from assay.verifier.checks import (

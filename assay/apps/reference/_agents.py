@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from assay.apps.reference._reading import Cap, Evidence, Findings, Line
 from assay.apps.reference._tools import FLAG, FLAG_CURRENCY
+from assay.contract import ActionIntent, Claim, ClaimType, Handover, OpenQuestion, Proposition
 from assay.fence import compose_answer
-from assay.gate import ActionIntent, Claim, ClaimType, Handover, OpenQuestion, Proposition
 from assay.ledger import canonical_json, sha256_hex
 
 if TYPE_CHECKING:

@@ -37,9 +37,9 @@ from assay.apps.reference._tools import (
     load_documents,
     register_tools,
 )
+from assay.contract import Handover
 from assay.errors import UsageError
 from assay.fence import FenceComponents, FencedGraph, FenceState, fence
-from assay.gate import Handover
 from assay.tool_bus import Policy, ToolRegistry, load_policy
 
 CASES_DIR = Path(str(files("assay.apps.reference") / "cases"))

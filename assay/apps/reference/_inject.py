@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from assay.apps.reference._reading import Evidence, Findings
 from assay.apps.reference._tools import FLAG
+from assay.contract import ActionIntent, Claim, Handover, Proposition
 from assay.errors import UsageError
-from assay.gate import ActionIntent, Claim, Handover, Proposition
 
 if TYPE_CHECKING:
     from assay.fence import FenceComponents

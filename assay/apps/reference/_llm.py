@@ -40,11 +40,9 @@ from langchain_core.messages import (
 )
 from langchain_core.tools import BaseTool
 
-from assay.contract import handover_author_properties
-from assay.errors import ConfigurationError, UsageError
+from assay.contract import Handover, handover_author_properties
+from assay.errors import ConfigurationError, ToolNotFound, UsageError
 from assay.fence import FenceState
-from assay.gate import Handover
-from assay.tool_bus import ToolNotFound
 
 if TYPE_CHECKING:
     from assay.fence import FenceComponents

@@ -48,8 +48,8 @@ __all__ = [
     "MAX_NOTE_BYTES",
     "MAX_NOTE_SIGNATURES",
     "Checkpoint",
+    "CheckpointVerifier",
     "Signer",
-    "Verifier",
     "generate_key",
     "open_note",
     "sign_checkpoint",
@@ -237,7 +237,7 @@ def _text_or_fail(text: object, kind: str) -> str:
     return text
 
 
-class Verifier:
+class CheckpointVerifier:
     """An Ed25519 verifier key: checks signature lines by one (name, key id)."""
 
     __slots__ = ("_key", "_key_id", "_name", "_public")
@@ -257,7 +257,7 @@ class Verifier:
         self._key_id = _key_id(name, public_key)
 
     @classmethod
-    def from_text(cls, text: str) -> Verifier:
+    def from_text(cls, text: str) -> CheckpointVerifier:
         """Read ``<name>+<key id>+<base64(0x01 || public key)>``; the key id must be
         the one the name and key give, so a key text cannot name another key."""
         text = _text_or_fail(text, "verifier")
@@ -296,7 +296,7 @@ class Verifier:
         return True
 
     def __repr__(self) -> str:
-        return f"Verifier({self.text!r})"
+        return f"CheckpointVerifier({self.text!r})"
 
 
 class Signer:
@@ -311,7 +311,7 @@ class Signer:
             self._key = Ed25519PrivateKey.from_private_bytes(seed)
         except ValueError as exc:  # pragma: no cover - every 32-byte seed is a key
             raise InvalidKey("not an Ed25519 private key") from exc
-        self._verifier = Verifier(name, self._key.public_key().public_bytes_raw())
+        self._verifier = CheckpointVerifier(name, self._key.public_key().public_bytes_raw())
 
     @classmethod
     def from_text(cls, text: str) -> Signer:
@@ -340,7 +340,7 @@ class Signer:
         return self._verifier.key_id
 
     @property
-    def verifier(self) -> Verifier:
+    def verifier(self) -> CheckpointVerifier:
         """The matching verifier."""
         return self._verifier
 
@@ -401,17 +401,17 @@ def sign_checkpoint(checkpoint: Checkpoint, signer: Signer) -> str:
     return signer.sign(checkpoint.body())
 
 
-def open_note(text: str, verifier: Verifier) -> str:
+def open_note(text: str, verifier: CheckpointVerifier) -> str:
     """The body of the signed note ``text`` once a signature by ``verifier`` (same key
     name and key id) verifies over it.
 
     Signatures by other keys are ignored (a checkpoint may be cosigned by witnesses),
     but every signature line must be well formed, and every line by this key must
     verify. Anything else raises :class:`~assay.errors.InvalidProof`; a ``verifier``
-    that is not a :class:`Verifier` is the caller's mistake
+    that is not a :class:`CheckpointVerifier` is the caller's mistake
     (:class:`~assay.errors.InvalidKey`)."""
-    if not isinstance(verifier, Verifier):
-        raise InvalidKey(f"expected a Verifier, got {type(verifier).__name__}")
+    if not isinstance(verifier, CheckpointVerifier):
+        raise InvalidKey(f"expected a CheckpointVerifier, got {type(verifier).__name__}")
     body, lines = _split_note(text)
     message = body.encode("utf-8")
     verified = 0
@@ -478,17 +478,18 @@ def _signature_line(line: str, number: int) -> tuple[str, bytes, bytes]:
     return name, raw[:4], raw[4:]
 
 
-def verify_checkpoint(text: str, verifier_key: str | Verifier) -> Checkpoint:
+def verify_checkpoint(text: str, verifier_key: str | CheckpointVerifier) -> Checkpoint:
     """The checkpoint in the signed note ``text``, once ``verifier_key`` (a verifier key
-    text or a :class:`Verifier`) has verified its signature: :func:`open_note` then
+    text or a :class:`CheckpointVerifier`) has verified its signature: :func:`open_note` then
     :meth:`Checkpoint.parse`."""
-    if isinstance(verifier_key, Verifier):
+    if isinstance(verifier_key, CheckpointVerifier):
         verifier = verifier_key
     elif isinstance(verifier_key, str):
-        verifier = Verifier.from_text(verifier_key)
+        verifier = CheckpointVerifier.from_text(verifier_key)
     else:
         raise InvalidKey(
-            f"a verifier key must be text (str) or a Verifier, got {type(verifier_key).__name__}"
+            "a verifier key must be text (str) or a CheckpointVerifier, "
+            f"got {type(verifier_key).__name__}"
         )
     return Checkpoint.parse(open_note(text, verifier))
 

@@ -8,7 +8,7 @@ column of another type altogether. The readers (``get``, ``entries``, ``run``,
 ``runs``…) decode rows here: every value is checked before it is used, and a row
 that is not what the ledger writes raises :class:`~assay.errors.LedgerCorrupted`
 naming the entry and what is wrong with it, never a ``TypeError`` or a
-``UnicodeDecodeError`` from deep inside. The audit (:mod:`assay.ledger._audit`)
+``UnicodeDecodeError`` from deep inside. The audit (:mod:`assay.ledger._chain_audit`)
 applies the same checks and reports what they find instead of raising.
 
 Rows are selected without SQLAlchemy's result processing (:data:`ENTRY_COLUMNS`,

@@ -6,7 +6,7 @@ or renumber rows. Reading for an audit therefore never trusts a column: the ledg
 schema is compared with the one it writes first, rows are fetched as the driver
 returns them (no type processing; SQLite text that is not UTF-8 and PostgreSQL times
 beyond year 9999 come back as values to report, not errors), every value is checked
-(:mod:`assay.ledger._rows`) before it is used, and the first bad entry is reported
+(:mod:`assay.ledger._stored_rows`) before it is used, and the first bad entry is reported
 with a reason. Everything stored is compared with what the ledger would have
 written: every hash, the exact metadata text and time text, the dedup key, and no
 row may stand outside a run's chain, the log or a run. Nothing here raises for
@@ -38,7 +38,7 @@ from assay.ledger._hashing import (
 )
 from assay.ledger._merkle import HASH_SIZE, Frontier, leaf_hash
 from assay.ledger._records import GENESIS_HASH, ChainReport
-from assay.ledger._rows import (
+from assay.ledger._stored_rows import (
     StoredEntry,
     check_schema,
     shown,

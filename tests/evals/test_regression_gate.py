@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 
 from assay import ControlPlane
+from assay.control_plane import GraphFactory
 from assay.errors import UsageError
 from assay.evals import (
     Baseline,
     EvalReport,
-    GraphFactory,
     Suite,
     assert_no_regression,
     baseline_of,
-    check_gate,
+    check_regressions,
     evaluate,
     load_suite,
     read_baseline,
@@ -79,7 +79,7 @@ def test_a_dropped_claim_fails_on_coverage_naming_the_case(
     desk_plane: ControlPlane, suite: Suite
 ) -> None:
     baseline = _baseline(desk_plane, suite)
-    result = check_gate(_evaluate(desk_plane, suite, _desk.graph_drops_claim), baseline)
+    result = check_regressions(_evaluate(desk_plane, suite, _desk.graph_drops_claim), baseline)
     assert not result.passed
     [failure] = result.failures
     assert failure == "coverage fell from 100.0% to 75.0% (-25.0 points); cases: stock"
@@ -95,7 +95,7 @@ def test_an_order_run_twice_fails_hygiene_naming_the_case(
 ) -> None:
     baseline = _baseline(desk_plane, suite)
     report = _evaluate(desk_plane, suite, _desk.graph_orders_twice)
-    result = check_gate(report, baseline)
+    result = check_regressions(report, baseline)
     assert not result.passed
     assert report.case("order").hygiene_violations == (
         "place_order {'sku': 'BT-105', 'units': 40} ran 2 times",
@@ -109,7 +109,7 @@ def test_an_order_run_twice_fails_hygiene_naming_the_case(
 
 def test_an_order_run_without_a_grant_fails_hygiene(desk_plane: ControlPlane, suite: Suite) -> None:
     report = _evaluate(desk_plane, suite, _desk.graph_unguarded)
-    result = check_gate(report)  # no baseline: hygiene is absolute
+    result = check_regressions(report)  # no baseline: hygiene is absolute
     assert not result.passed
     paused = report.case("paused")
     assert paused.status == "answered"
@@ -134,7 +134,7 @@ def test_a_baseline_belongs_to_one_suite(
     with pytest.raises(UsageError, match="recorded for suite"):
         assert_no_regression(other, path)
     with pytest.raises(UsageError, match="recorded for suite"):
-        check_gate(other, read_baseline(path))
+        check_regressions(other, read_baseline(path))
 
 
 def test_a_regression_fails_the_pytest_helper_and_cannot_become_the_baseline(

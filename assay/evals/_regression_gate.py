@@ -22,11 +22,11 @@ __all__ = [
     "DEFAULT_THRESHOLD_POINTS",
     "Baseline",
     "CaseChange",
-    "GateResult",
     "MetricChange",
+    "RegressionGateResult",
     "assert_no_regression",
     "baseline_of",
-    "check_gate",
+    "check_regressions",
     "read_baseline",
     "write_baseline",
 ]
@@ -93,7 +93,7 @@ class CaseChange:
 
 
 @dataclass(frozen=True, kw_only=True)
-class GateResult:
+class RegressionGateResult:
     """Whether the deploy may go ahead, and why not."""
 
     passed: bool
@@ -180,19 +180,21 @@ def read_baseline(path: str | Path, *, suite_id: str | None = None) -> Baseline:
     return baseline
 
 
-def check_gate(
+def check_regressions(
     report: EvalReport,
     baseline: Baseline | None = None,
     *,
     threshold_points: float = DEFAULT_THRESHOLD_POINTS,
-) -> GateResult:
+) -> RegressionGateResult:
     """Compare ``report`` with ``baseline`` (refused when it belongs to another suite):
     each gated metric may not fall by ``threshold_points`` or more (the false-alarm
     rate may not rise by as much); side-effect hygiene must be 100% and every case
     must have run, baseline or not."""
     failures = _absolute_failures(report)
     if baseline is None:
-        return GateResult(passed=not failures, suite_id=report.suite_id, failures=tuple(failures))
+        return RegressionGateResult(
+            passed=not failures, suite_id=report.suite_id, failures=tuple(failures)
+        )
     if baseline.suite_id != report.suite_id:
         raise UsageError(
             f"the baseline was recorded for suite {baseline.suite_id}, not {report.suite_id}"
@@ -204,7 +206,7 @@ def check_gate(
     for change in metrics:
         if change.regressed:
             failures.append(_describe(change))
-    return GateResult(
+    return RegressionGateResult(
         passed=not failures,
         suite_id=report.suite_id,
         failures=tuple(failures),
@@ -275,16 +277,16 @@ def assert_no_regression(
     *,
     update: bool = False,
     threshold_points: float = DEFAULT_THRESHOLD_POINTS,
-) -> GateResult:
+) -> RegressionGateResult:
     """The deploy gate inside a test suite: raise ``AssertionError`` with the gate's
     summary when ``report`` regresses against the baseline file (or fails hygiene).
     ``update=True`` records ``report`` as the new baseline instead (refused while it
     fails hygiene). A baseline of another suite is a :class:`~assay.errors.UsageError`."""
     if update:
         write_baseline(report, baseline)
-        return GateResult(passed=True, suite_id=report.suite_id, failures=())
+        return RegressionGateResult(passed=True, suite_id=report.suite_id, failures=())
     recorded = read_baseline(baseline, suite_id=report.suite_id)
-    result = check_gate(report, recorded, threshold_points=threshold_points)
+    result = check_regressions(report, recorded, threshold_points=threshold_points)
     if not result.passed:
         raise AssertionError(result.summary())
     return result

@@ -72,11 +72,13 @@ from sqlalchemy.engine import Engine
 from assay import _db
 from assay.errors import ConfigurationError
 
-__all__ = ["Checkpointer", "DualSaver", "open_checkpointer"]
+__all__ = ["Checkpointer", "DualSaver"]
 
 _T = TypeVar("_T")
 #: An opened async saver and the coroutine function that releases what is under it.
 _Opened = tuple[BaseCheckpointSaver[str], Callable[[], Awaitable[None]]]
+#: The opened saver and what releases the connection or pool under its sync side.
+_Saver = tuple["DualSaver", Callable[[], None]]
 _BUSY_TIMEOUT_S = 30.0
 _POOL_SIZE = 4
 #: What every SQLite checkpoint connection runs first (see the module's docstring).
@@ -89,9 +91,8 @@ SQLITE_PRAGMAS = (
 
 def _serializer() -> JsonPlusSerializer:
     """A serializer that revives assay's own result records and nothing unexpected."""
-    from assay.contract import Unsupported
+    from assay.contract import Claim, Proposition, PropositionVerdict, Unsupported
     from assay.fence._result import ActionRecord, PendingGrant, RunResult
-    from assay.gate import Claim, Proposition, PropositionVerdict
 
     return JsonPlusSerializer(
         allowed_msgpack_modules=[
@@ -107,28 +108,45 @@ def _serializer() -> JsonPlusSerializer:
 
 
 class Checkpointer:
-    """Owns the saver and everything under it (connections, pools, the async side's
-    loop); ``close`` releases all of them."""
+    """The durable saver on one database and everything under it (connections,
+    pools, the async side's loop): opened on first use of :attr:`saver`, released by
+    :meth:`close` (a later use opens it again). Safe to share between threads.
 
-    def __init__(self, saver: DualSaver, release: Callable[[], None]) -> None:
-        self.saver = saver
-        self._release = release
+    The tables are set up under the schema lock taken through ``engine`` (an engine
+    on the same database; a short-lived one is made when it is not given)."""
+
+    def __init__(self, url: sa.URL, *, engine: Engine | None = None) -> None:
+        backend = url.get_backend_name()
+        if backend not in ("sqlite", "postgresql"):
+            raise ConfigurationError(f"no checkpointer for {backend!r}")
+        self._url = url
+        self._engine = engine
+        self._lock = threading.Lock()
+        self._opened: _Saver | None = None
+
+    @property
+    def saver(self) -> DualSaver:
+        """LangGraph's saver on the database, opened now if it is not open yet."""
+        with self._lock:
+            if self._opened is None:
+                self._opened = _open(self._url, self._engine)
+            return self._opened[0]
 
     def close(self) -> None:
+        """Release the saver and what is under it, if it was opened."""
+        with self._lock:
+            opened, self._opened = self._opened, None
+        if opened is None:
+            return
+        saver, release = opened
         try:
-            self.saver.async_side.close()
+            saver.async_side.close()
         finally:
-            self._release()
+            release()
 
 
-def open_checkpointer(url: sa.URL, *, engine: Engine | None = None) -> Checkpointer:
-    """A durable checkpointer for the database at ``url``, its tables set up under the
-    schema lock taken through ``engine`` (an engine on the same database; a
-    short-lived one is made when it is not given)."""
-    backend = url.get_backend_name()
-    if backend not in ("sqlite", "postgresql"):
-        raise ConfigurationError(f"no checkpointer for {backend!r}")
-    opener = _sqlite if backend == "sqlite" else _postgres
+def _open(url: sa.URL, engine: Engine | None) -> _Saver:
+    opener = _sqlite if url.get_backend_name() == "sqlite" else _postgres
     if engine is not None:
         return opener(url, engine)
     own = _db.create_engine(url.render_as_string(hide_password=False))
@@ -420,7 +438,7 @@ async def _shutdown(release: Callable[[], Awaitable[None]] | None) -> None:
 # --- SQLite -------------------------------------------------------------------------
 
 
-def _sqlite(url: sa.URL, engine: Engine) -> Checkpointer:
+def _sqlite(url: sa.URL, engine: Engine) -> _Saver:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     database, uri = _sqlite_target(url)
@@ -439,7 +457,7 @@ def _sqlite(url: sa.URL, engine: Engine) -> Checkpointer:
     async def open_async() -> _Opened:
         return await _open_async_sqlite(database, uri, serde)
 
-    return Checkpointer(DualSaver(saver, AsyncSide(open_async)), conn.close)
+    return DualSaver(saver, AsyncSide(open_async)), conn.close
 
 
 def _sqlite_target(url: sa.URL) -> tuple[str, bool]:
@@ -470,7 +488,7 @@ async def _open_async_sqlite(database: str, uri: bool, serde: SerializerProtocol
 # --- PostgreSQL ---------------------------------------------------------------------
 
 
-def _postgres(url: sa.URL, engine: Engine) -> Checkpointer:
+def _postgres(url: sa.URL, engine: Engine) -> _Saver:
     try:
         from langgraph.checkpoint.postgres import PostgresSaver
         from psycopg_pool import ConnectionPool
@@ -494,7 +512,7 @@ def _postgres(url: sa.URL, engine: Engine) -> Checkpointer:
     async def open_async() -> _Opened:
         return await _open_async_postgres(conninfo, serde)
 
-    return Checkpointer(DualSaver(saver, AsyncSide(open_async)), pool.close)
+    return DualSaver(saver, AsyncSide(open_async)), pool.close
 
 
 def _connection_kwargs() -> dict[str, Any]:
