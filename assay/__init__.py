@@ -76,15 +76,13 @@ from assay.gate import (
     Gate,
     GateDecision,
     GateFinding,
-    Identifier,
     ReplyReport,
     RunManifest,
     annotate,
-    extract_identifiers,
-    identifier_in_evidence,
     self_correcting,
     validate_reply,
 )
+from assay.grounding import Identifier, extract_identifiers, identifier_in_evidence
 from assay.ledger import (
     EVIDENCE_KINDS,
     RECORD_KINDS,

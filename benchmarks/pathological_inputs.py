@@ -53,9 +53,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assay._limits import MAX_HANDOVER_BYTES, MAX_PROPOSITION_CHARS
-from assay.gate import extract_identifiers, identifier_in_evidence
 from assay.gate._reply import reply_report
-from assay.grounding import check_values
+from assay.grounding import check_values, extract_identifiers, identifier_in_evidence
 from assay.verifier._antonyms import action_conflict, in_evidence_words
 from assay.verifier._deterministic import (
     deterministic_gaps,

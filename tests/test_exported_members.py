@@ -71,12 +71,6 @@ def test_error_tree() -> None:
 
 # --- one home per name ----------------------------------------------------------------
 
-#: Re-exports of the verifier package that still have another home; the verifier's
-#: own names only (nothing may be added here).
-VERIFIER_REEXPORTS = frozenset(
-    {"InvalidPair", "ModelConfigError", "ModelLoadError", "Unsupported", "VerifierError"}
-)
-
 
 def public_packages() -> list[str]:
     """Every public module of assay (no component of its name private), ``assay`` first."""
@@ -109,12 +103,7 @@ def multiply_exported() -> dict[str, list[str]]:
 
 
 def test_each_public_name_has_one_home() -> None:
-    extra = {
-        name: modules
-        for name, modules in multiply_exported().items()
-        if not (name in VERIFIER_REEXPORTS and "assay.verifier" in modules)
-    }
-    assert extra == {}
+    assert multiply_exported() == {}
 
 
 def test_each_public_class_and_function_has_one_home() -> None:
@@ -129,13 +118,7 @@ def test_each_public_class_and_function_has_one_home() -> None:
     shared = [
         sorted(names) for names in seen.values() if len({n.rsplit(".", 1)[0] for n in names}) > 1
     ]
-    assert [s for s in shared if not _verifier_reexport(s)] == []
-
-
-def _verifier_reexport(names: list[str]) -> bool:
-    return any(
-        n.startswith("assay.verifier.") and n.rsplit(".", 1)[1] in VERIFIER_REEXPORTS for n in names
-    )
+    assert shared == []
 
 
 def test_the_top_level_re_exports_each_name_from_its_home() -> None:

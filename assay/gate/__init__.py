@@ -8,12 +8,6 @@ has checked it: :class:`Gate` for hand-overs between agents, :func:`validate_rep
 
 from assay.gate._correction import self_correcting
 from assay.gate._gate import Gate, ToolLookup
-from assay.gate._identifiers import (
-    computation_in,
-    describe_computation,
-    extract_identifiers,
-    identifier_in_evidence,
-)
 from assay.gate._manifest import (
     Artifact,
     DecisionSummary,
@@ -27,8 +21,6 @@ from assay.gate._records import (
     GateCheck,
     GateDecision,
     GateFinding,
-    Identifier,
-    IdentifierKind,
     ReplyReport,
 )
 from assay.gate._reply import annotate, validate_reply
@@ -41,8 +33,6 @@ __all__ = [
     "GateCheck",
     "GateDecision",
     "GateFinding",
-    "Identifier",
-    "IdentifierKind",
     "Phase",
     "Record",
     "ReplyReport",
@@ -50,10 +40,6 @@ __all__ = [
     "ToolLookup",
     "annotate",
     "build_manifest",
-    "computation_in",
-    "describe_computation",
-    "extract_identifiers",
-    "identifier_in_evidence",
     "self_correcting",
     "validate_reply",
 ]

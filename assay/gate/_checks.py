@@ -25,15 +25,9 @@ from assay._limits import (
 )
 from assay.contract import Handover, Proposition
 from assay.errors import InvalidHandover
-from assay.gate._identifiers import (
-    computed_in,
-    describe_computation,
-    extract_identifiers,
-    found_in,
-)
-from assay.gate._identifiers import evidence as prepared
 from assay.gate._records import GateFinding
-from assay.grounding import Computation, Miscalculation, view_of
+from assay.grounding import describe_computation, found_in, ground, view_of
+from assay.grounding import prepared_evidence as prepared
 from assay.ledger import EVIDENCE_KINDS, LedgerEntry
 
 Entries = dict[str, LedgerEntry]
@@ -417,22 +411,16 @@ def _proposition_provenance(
 def _text_provenance(
     texts: list[tuple[Where, str]], evidence: list[LedgerEntry], *, tool_origin: bool
 ) -> list[GateFinding]:
-    # Each evidence text prepared once (its matching form and what is derived from
-    # it), not once per identifier: the preparation hashes the whole text. A JSON
-    # entry is read through its view, so that a value is never glued to the escape
-    # or the key before it.
-    tool_texts = [prepared(view_of(e.text).text) for e in evidence if e.kind != "human_fact"]
+    # The cited tool outputs ground the texts' identifiers (assay.grounding.ground,
+    # whose result the verifier reads again rather than redoing it); what a person
+    # said counts only where no tool says it. A JSON entry is read through its view,
+    # so that a value is never glued to the escape or the key before it.
+    tool_views = [view_of(e.text).text for e in _distinct(evidence) if e.kind != "human_fact"]
     user_texts = [prepared(view_of(e.text).text) for e in evidence if e.kind == "human_fact"]
     errors: list[GateFinding] = []
     for where, text in texts:
-        for ident in extract_identifiers(text):
-            if any(found_in(ident, *t) for t in tool_texts):
-                continue
-            # A number the text says it computed ("in total", "12 days later") is
-            # accepted when it is exactly that computation over the cited evidence.
-            computed = computed_in(ident, text, tool_texts)
-            if isinstance(computed, Computation):
-                continue
+        for grounded in ground(text, tool_views, search_all=False).missing:
+            ident = grounded.identifier
             if any(found_in(ident, *t) for t in user_texts):
                 if tool_origin:
                     errors.append(
@@ -445,14 +433,18 @@ def _text_provenance(
                     )
                 continue
             message = f"{ident.kind} {ident.value!r} does not occur in the cited evidence"
-            if isinstance(computed, Miscalculation):
-                message += (
-                    f", and it is not what it says it computes: {describe_computation(computed)}"
-                )
+            if grounded.miscalculation is not None:
+                wrong = describe_computation(grounded.miscalculation)
+                message += f", and it is not what it says it computes: {wrong}"
             errors.append(
                 GateFinding(code="unverified_identifier", path=path(*where), message=message)
             )
     return errors
+
+
+def _distinct(entries: list[LedgerEntry]) -> list[LedgerEntry]:
+    """Each entry once, in the order first cited (as the verifier reads them)."""
+    return list({e.id: e for e in entries}.values())
 
 
 def _says_tool(text: str) -> bool:

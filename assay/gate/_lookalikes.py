@@ -1,6 +1,6 @@
 """Characters that make an identifier look like something it is not.
 
-Normalisation (:mod:`assay.gate._unicode`) makes the identifier checks compare what
+Normalisation (:mod:`assay.grounding._unicode`) makes the identifier checks compare what
 a reader sees; this module refuses the text that was built to be misread, even when
 the identifier under it is right. Three things are refused:
 
@@ -37,12 +37,15 @@ from pydantic import JsonValue
 from assay._text import token_pattern
 from assay.contract import Handover
 from assay.gate._checks import Entries, Where, path
-from assay.gate._identifiers import expanded_characters, identifiers_of
-from assay.gate._records import GateFinding, Identifier, IdentifierKind
-from assay.gate._unicode import (
+from assay.gate._records import GateFinding
+from assay.grounding import (
     BIDI_CONTROLS,
     VARIATION_SELECTORS,
+    Identifier,
+    IdentifierKind,
     Normalised,
+    expanded_characters,
+    identifiers_of,
     lookalike_of,
     normalise,
     script_of,

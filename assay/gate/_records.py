@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 from assay.contract import Handover
+from assay.grounding import Identifier
 from assay.ledger import LedgerEntry
-
-IdentifierKind = Literal[
-    "hash", "uuid", "url", "email", "ip", "path", "ticket", "amount", "date", "quantity"
-]
 
 #: The codes the built-in checks emit. Extra checks may add their own.
 GATE_ERROR_CODES: frozenset[str] = frozenset(
@@ -80,16 +76,6 @@ class GateDecision:
 #: An extra gate check: ``(run_id, handover, ledger_entries_by_id) -> errors``. The
 #: entries are every ledger entry the hand-over cites that exists, in any run.
 GateCheck = Callable[[str, Handover, dict[str, LedgerEntry]], list[GateFinding]]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Identifier:
-    """An identifier-like token found in text: ``text[start:end] == value``."""
-
-    kind: IdentifierKind
-    value: str
-    start: int
-    end: int
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,10 +15,10 @@ from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage
 
-from assay.gate._identifiers import evidence, extract_identifiers, found_in, identifiers_of
 from assay.gate._lookalikes import reordered_identifiers, suspicious_identifiers
 from assay.gate._records import Identifier, ReplyReport
-from assay.gate._unicode import normalise, visible
+from assay.grounding import extract_identifiers, found_in, identifiers_of, normalise, visible
+from assay.grounding import prepared_evidence as evidence
 
 Message = BaseMessage | Mapping[str, Any]
 Conversation = Sequence[Message]

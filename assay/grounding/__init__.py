@@ -6,6 +6,10 @@
 - Numbers, quantities with units, money and dates are found in text and compared
   in any common written form, and only where the equivalence is unambiguous
   (``find_quantities``, ``same``, ``find_dates``, ``same_date``).
+- Identifiers (hashes, ids, paths, hosts, e-mail addresses, amounts, quantities,
+  dates) found in a statement and matched in evidence, in the matching form of
+  text (``normalise``: look-alike and invisible characters made plain), and
+  :func:`ground`, the one entry point the gate and the verifier share.
 - Checked arithmetic: a value that occurs in no evidence is accepted only when it is
   exactly a sum, difference, product, ratio, percentage, count or date difference
   of values in the evidence and the claim says it is one (``compute``,
@@ -48,6 +52,17 @@ from assay.grounding._evidence import (
     find_tables,
     index_evidence,
 )
+from assay.grounding._ground import GROUNDING_CACHE, Grounded, Grounding, ground
+from assay.grounding._identifiers import (
+    computation_in,
+    describe_computation,
+    expanded_characters,
+    extract_identifiers,
+    found_in,
+    identifier_in_evidence,
+    identifiers_of,
+)
+from assay.grounding._identifiers import evidence as prepared_evidence
 from assay.grounding._numbers import (
     Convention,
     Number,
@@ -56,6 +71,7 @@ from assay.grounding._numbers import (
     find_numbers,
     readings,
 )
+from assay.grounding._patterns import Identifier, IdentifierKind
 from assay.grounding._quantities import (
     Approximation,
     Quantity,
@@ -63,6 +79,15 @@ from assay.grounding._quantities import (
     find_quantities,
     same,
     supports,
+)
+from assay.grounding._unicode import (
+    BIDI_CONTROLS,
+    VARIATION_SELECTORS,
+    Normalised,
+    lookalike_of,
+    normalise,
+    script_of,
+    visible,
 )
 from assay.grounding._units import (
     CURRENCY_CODES,
@@ -83,14 +108,17 @@ from assay.grounding._views import (
 )
 
 __all__ = [
+    "BIDI_CONTROLS",
     "CUES",
     "CURRENCY_CODES",
     "CURRENCY_SIGNS",
     "DEFINITIONS",
+    "GROUNDING_CACHE",
     "MAX_DATES",
     "MAX_OPERANDS",
     "MAX_RECORDS",
     "TIME_UNITS",
+    "VARIATION_SELECTORS",
     "Approximation",
     "ClaimValue",
     "Computation",
@@ -98,8 +126,13 @@ __all__ = [
     "DateMention",
     "EvidenceIndex",
     "EvidenceView",
+    "Grounded",
+    "Grounding",
+    "Identifier",
+    "IdentifierKind",
     "Measure",
     "Miscalculation",
+    "Normalised",
     "Number",
     "Occurrence",
     "Operand",
@@ -114,26 +147,39 @@ __all__ = [
     "check_indexed",
     "check_values",
     "claim_values",
+    "computation_in",
     "compute",
     "convention_of",
     "currency_of",
     "decimals_of",
+    "describe_computation",
     "dollar_like",
     "evidence_index",
+    "expanded_characters",
+    "extract_identifiers",
     "find_dates",
     "find_numbers",
     "find_quantities",
     "find_tables",
+    "found_in",
+    "ground",
+    "identifier_in_evidence",
+    "identifiers_of",
     "index_evidence",
+    "lookalike_of",
     "measure",
+    "normalise",
     "occurrence_of",
     "occurrences_of",
     "period_of",
+    "prepared_evidence",
     "readings",
     "same",
     "same_date",
+    "script_of",
     "supports",
     "unit_of",
     "view_of",
+    "visible",
     "years_in",
 ]

@@ -8,12 +8,9 @@ calibrated score and the character span of the evidence that decided.
 
 from assay.contract import NLI_LABELS as LABELS
 from assay.contract import NLILabel as Label
-from assay.contract import Unsupported
-from assay.errors import InvalidPair, ModelConfigError, ModelLoadError, VerifierError
 from assay.verifier._audit import AuditedVerdict, audited_verdicts, verdict_record
 from assay.verifier._cache import CacheKey, EntailmentCache, InMemoryEntailmentCache, cache_key
 from assay.verifier._calibration import Calibration, Support, coverage_penalty, fit_logistic
-from assay.verifier._deterministic import proper_names
 from assay.verifier._ledger_verifier import (
     LedgerVerifier,
     NLIModel,
@@ -24,16 +21,7 @@ from assay.verifier._records import Entailment
 from assay.verifier._reworded import RewordedUnsupportedCheck
 from assay.verifier._sql_cache import SqlEntailmentCache
 from assay.verifier._standin import LexicalNLI
-from assay.verifier._text import (
-    best_window,
-    coverage,
-    focused_premises,
-    join_sentences,
-    missing_numbers,
-    premise_windows,
-    split_claim,
-    split_clauses,
-)
+from assay.verifier._text import best_window, coverage, join_sentences
 from assay.verifier._verifier import (
     DEFAULT_MODEL_DIR,
     MODEL_ENV,
@@ -53,34 +41,23 @@ __all__ = [
     "Entailment",
     "EntailmentCache",
     "InMemoryEntailmentCache",
-    "InvalidPair",
     "Label",
     "LedgerVerifier",
     "LexicalNLI",
-    "ModelConfigError",
-    "ModelLoadError",
     "NLIModel",
     "RewordedUnsupportedCheck",
     "SqlEntailmentCache",
     "Support",
-    "Unsupported",
     "Verdict",
     "VerifiedHandover",
     "Verifier",
-    "VerifierError",
     "audited_verdicts",
     "best_window",
     "cache_key",
     "coverage",
     "coverage_penalty",
     "fit_logistic",
-    "focused_premises",
     "join_sentences",
     "label_order",
-    "missing_numbers",
-    "premise_windows",
-    "proper_names",
-    "split_claim",
-    "split_clauses",
     "verdict_record",
 ]

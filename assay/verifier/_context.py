@@ -15,8 +15,7 @@ from typing import Any
 
 from assay._search import Bm25Index
 from assay.contract import Proposition
-from assay.gate import describe_computation
-from assay.grounding import Computation, view_of
+from assay.grounding import Computation, describe_computation, view_of
 from assay.ledger import LedgerEntry
 from assay.verifier._deterministic import Settled, deterministic_gaps
 from assay.verifier._premises import Reading, read

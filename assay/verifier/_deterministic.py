@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay._text import numbers_in, token_pattern
-from assay.gate import computation_in, extract_identifiers, identifier_in_evidence
 from assay.grounding import (
     ClaimValue,
     Computation,
@@ -24,6 +23,7 @@ from assay.grounding import (
     claim_values,
     evidence_index,
     find_numbers,
+    ground,
     occurrence_of,
     view_of,
 )
@@ -80,16 +80,21 @@ def deterministic_gaps(text: str, evidence: Sequence[str]) -> Settled:
     views of the cited entries) contains, and the values computed from them."""
     gaps: list[str] = []
     computations: list[Computation] = []
-    for ident in extract_identifiers(text):
-        if any(identifier_in_evidence(ident, document) for document in evidence):
+    # The gate grounded these values against the same evidence: this reads its
+    # grounding back (assay.grounding.ground keeps it) instead of redoing it.
+    for grounded in ground(text, evidence, search_all=False).values:
+        if grounded.found_in:
             continue
-        computed = computation_in(ident, text, evidence)
-        if isinstance(computed, Computation):
-            computations.append(computed)
-        elif isinstance(computed, Miscalculation):
-            return Settled(gaps=[ident.value], computations=[], miscalculation=computed)
+        if grounded.computation is not None:
+            computations.append(grounded.computation)
+        elif grounded.miscalculation is not None:
+            return Settled(
+                gaps=[grounded.identifier.value],
+                computations=[],
+                miscalculation=grounded.miscalculation,
+            )
         else:
-            gaps.append(ident.value)
+            gaps.append(grounded.identifier.value)
     gaps += [quote for quote in _quotes(text) if not any(quote in d for d in evidence)]
     words = evidence_words(evidence)
     written = names_written_joined(text, words)

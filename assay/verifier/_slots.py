@@ -23,8 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay._text import token_pattern
-from assay.gate import extract_identifiers, identifier_in_evidence
-from assay.grounding import EvidenceView, view_of
+from assay.grounding import EvidenceView, extract_identifiers, identifier_in_evidence, view_of
 from assay.ledger import LedgerEntry
 from assay.verifier._premises import Reading, reading_of
 from assay.verifier._text import content_words, stem_set

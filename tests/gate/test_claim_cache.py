@@ -4,10 +4,10 @@ as fresh lists that a caller may change without changing what the next one gets.
 
 from __future__ import annotations
 
-from assay.gate import extract_identifiers
-from assay.gate._digest_cache import digest
-from assay.gate._identifiers import CLAIM_CACHE, identifiers_of
-from assay.gate._unicode import normalise
+from assay.grounding import extract_identifiers
+from assay.grounding._digest_cache import digest
+from assay.grounding._identifiers import CLAIM_CACHE, identifiers_of
+from assay.grounding._unicode import normalise
 
 
 def test_cached_identifiers_are_those_worked_out_afresh() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import sys
 
-from assay.gate import identifier_in_evidence
-from assay.gate._digest_cache import DigestCache, digest
-from assay.gate._identifiers import EVIDENCE_CACHE, Evidence, index_evidence
+from assay.grounding import identifier_in_evidence
+from assay.grounding._digest_cache import DigestCache, digest
+from assay.grounding._identifiers import EVIDENCE_CACHE, Evidence, prepare_evidence
 
 
 def _large(i: int, size: int, *, wide: bool) -> str:
@@ -34,7 +34,7 @@ def test_a_call_leaves_no_reference_to_the_evidence_text() -> None:
 
 def test_many_large_texts_stay_within_the_byte_bound() -> None:
     cache: DigestCache[Evidence] = DigestCache(
-        index_evidence, lambda e: e.nbytes, max_bytes=600_000
+        prepare_evidence, lambda e: e.nbytes, max_bytes=600_000
     )
     for i in range(30):
         text = _large(i, 100_000, wide=True)

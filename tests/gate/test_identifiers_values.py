@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from assay import ControlPlane, GateDecision
-from assay.gate import extract_identifiers, identifier_in_evidence
-from assay.gate._identifiers import computed_in, describe_computation, evidence
-from assay.grounding import Computation, Miscalculation
+from assay.grounding import Computation, Miscalculation, extract_identifiers, identifier_in_evidence
+from assay.grounding._identifiers import computed_in, describe_computation, evidence
 
 TIMESHEET = "Task 7: cable survey, 3.5 h at GBP 84/h, GBP 294.00."
 BOOKING = json.dumps(

@@ -10,8 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from assay import ControlPlane
-from assay.gate import extract_identifiers, identifier_in_evidence
 from assay.gate._reply import reply_report
+from assay.grounding import extract_identifiers, identifier_in_evidence
 
 SIZE = 80 * 1024
 

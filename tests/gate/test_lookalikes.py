@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from assay import ControlPlane
-from assay.gate import annotate, extract_identifiers, identifier_in_evidence, validate_reply
+from assay.gate import annotate, validate_reply
+from assay.grounding import extract_identifiers, identifier_in_evidence
 from assay.tool_bus import ToolSpec
 
 EVIDENCE = (
@@ -243,10 +244,10 @@ def test_an_honest_action_argument_passes(plane: ControlPlane) -> None:
 
 
 def test_extract_identifiers_is_public() -> None:
-    import assay.gate
+    import assay.grounding
 
-    assert "extract_identifiers" in assay.gate.__all__
-    assert assay.gate.extract_identifiers is extract_identifiers
+    assert "extract_identifiers" in assay.grounding.__all__
+    assert assay.grounding.extract_identifiers is extract_identifiers
 
 
 def test_values_and_offsets_are_those_of_the_text_as_given() -> None:

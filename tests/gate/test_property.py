@@ -130,7 +130,7 @@ def test_generated_hand_overs_never_crash_the_gate(plane: ControlPlane) -> None:
 @given(text=st.text(max_size=200))
 def test_the_extractor_never_crashes_and_spans_are_exact(text: str) -> None:
     from assay import extract_identifiers, identifier_in_evidence
-    from assay.gate._identifiers import expanded_characters
+    from assay.grounding._identifiers import expanded_characters
 
     found = extract_identifiers(text)
     for ident in found:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from assay._text import sentences, word_list, word_set, word_table
-from assay.gate import identifier_in_evidence
-from assay.grounding import CUES, find_quantities
+from assay.grounding import CUES, find_quantities, identifier_in_evidence
 from assay.grounding._arithmetic import claim_words, cues_near
 from assay.verifier._antonyms import action_conflict, in_evidence_words
 from assay.verifier._direction import direction_conflict

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from assay import ControlPlane, Verifier
-from assay.verifier import Entailment, EntailmentCache, LexicalNLI, proper_names
-from assay.verifier._deterministic import deterministic_gaps
+from assay.verifier import Entailment, EntailmentCache, LexicalNLI
+from assay.verifier._deterministic import deterministic_gaps, proper_names
 
 LETTER = (
     "4.2 The hourly rate for partners is capped at EUR 520 per hour.\n\n"

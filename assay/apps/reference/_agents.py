@@ -22,8 +22,8 @@ from assay.fence import compose_answer
 from assay.ledger import canonical_json, sha256_hex
 
 if TYPE_CHECKING:
+    from assay.contract import Unsupported
     from assay.fence import FenceComponents
-    from assay.verifier import Unsupported
 
 BASE_QUERIES = (
     "engagement letter between the parties",

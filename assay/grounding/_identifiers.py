@@ -27,7 +27,7 @@ occurs in evidence. :func:`extract_identifiers` finds the tokens worth that test
   9.8 tonnes``).
 
 Tokens are found in the search form of the text and compared in its matching form
-(:mod:`assay.gate._unicode`): a fullwidth ``INV-4421``, an NBSP or a non-breaking
+(:mod:`assay.grounding._unicode`): a fullwidth ``INV-4421``, an NBSP or a non-breaking
 hyphen is the identifier it looks like, a zero-width character inside one is not
 there, and a Cyrillic or Greek look-alike is found as an identifier but is never
 equal to the ASCII one. Reported values and offsets are those of the text as given.
@@ -50,7 +50,7 @@ is computed (``in total``, ``more than``…) and that is exactly that computatio
 the cited evidence (:mod:`assay.grounding`'s checked arithmetic).
 
 What is derived from an evidence text, and the identifiers of a claim's text, are
-cached by the text's digest, within a byte bound (:mod:`assay.gate._digest_cache`),
+cached by the text's digest, within a byte bound (:mod:`assay.grounding._digest_cache`),
 never by the text itself.
 """
 
@@ -64,20 +64,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from assay._text import token_pattern, word_set
-from assay.gate._digest_cache import DigestCache
-from assay.gate._patterns import HEX, Span, find
-from assay.gate._records import Identifier
-from assay.gate._unicode import Normalised, normalise
-from assay.grounding import (
-    ClaimValue,
-    Computation,
-    EvidenceIndex,
-    Miscalculation,
-    check_indexed,
-    claim_values,
-    occurrence_of,
-)
-from assay.grounding import index_evidence as index_values
+from assay.grounding._arithmetic import Computation, Miscalculation
+from assay.grounding._check import ClaimValue, check_indexed, claim_values, occurrence_of
+from assay.grounding._digest_cache import DigestCache
+from assay.grounding._evidence import EvidenceIndex
+from assay.grounding._evidence import index_evidence as index_values
+from assay.grounding._patterns import HEX, Identifier, Span, find
+from assay.grounding._unicode import Normalised, normalise
 
 __all__ = [
     "CLAIM_CACHE",
@@ -150,7 +143,10 @@ class Evidence:
     nbytes: int
 
 
-def index_evidence(text: str) -> Evidence:
+def prepare_evidence(text: str) -> Evidence:
+    """What matching an identifier needs of one evidence text: its matching form, its
+    hex runs, and its values (:func:`~assay.grounding.index_evidence` of the matching
+    form)."""
     norm = normalise(text)
     hashes = sorted({m.group().lower() for m in HEX.finditer(norm.text) if _has_digit(m.group())})
     values = index_values(norm.text)
@@ -170,7 +166,7 @@ def index_evidence(text: str) -> Evidence:
 
 
 #: Evidence derived from texts, by SHA-256 of the text, at most 32 MiB.
-EVIDENCE_CACHE: DigestCache[Evidence] = DigestCache(index_evidence, lambda e: e.nbytes)
+EVIDENCE_CACHE: DigestCache[Evidence] = DigestCache(prepare_evidence, lambda e: e.nbytes)
 
 
 def evidence(text: str) -> tuple[str, Evidence]:

@@ -33,7 +33,8 @@ def digest(text: str) -> bytes:
 
 
 class DigestCache(Generic[T]):
-    """``compute(text)`` once per distinct text while it fits, at most ``max_bytes``.
+    """``compute(text)`` once per distinct text while it fits, at most ``max_bytes``
+    (or, with no ``compute``, values its callers key with :meth:`get_keyed`).
 
     ``size_of(value)`` says how many bytes a value holds; a value larger than the
     bound on its own is returned without being kept.
@@ -41,7 +42,7 @@ class DigestCache(Generic[T]):
 
     def __init__(
         self,
-        compute: Callable[[str], T],
+        compute: Callable[[str], T] | None,
         size_of: Callable[[T], int],
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
@@ -52,15 +53,28 @@ class DigestCache(Generic[T]):
         self._entries: OrderedDict[bytes, tuple[T, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        #: Lookups answered from the cache, and computed.
+        self.hits = 0
+        self.misses = 0
 
     def get(self, text: str) -> T:
-        key = digest(text)
+        """``compute(text)``, from the cache where it holds it."""
+        compute = self._compute
+        if compute is None:
+            raise TypeError("this cache is keyed by its callers: use get_keyed")
+        return self.get_keyed(digest(text), lambda: compute(text))
+
+    def get_keyed(self, key: bytes, compute: Callable[[], T]) -> T:
+        """The value kept under ``key`` (a digest of whatever it was computed from),
+        else ``compute()``, kept while it fits."""
         with self._lock:
             hit = self._entries.get(key)
             if hit is not None:
                 self._entries.move_to_end(key)
+                self.hits += 1
                 return hit[0]
-        value = self._compute(text)
+            self.misses += 1
+        value = compute()
         size = self._size_of(value) + _KEY_BYTES
         if size > self.max_bytes:
             return value

@@ -1,7 +1,7 @@
 """The identifier patterns, and the one scan that finds them in a text.
 
-The scan runs on the search form of a text (:mod:`assay.gate._unicode`) and returns
-spans of it; :mod:`assay.gate._identifiers` maps them back to what was written.
+The scan runs on the search form of a text (:mod:`assay.grounding._unicode`) and returns
+spans of it; :mod:`assay.grounding._identifiers` maps them back to what was written.
 Dates, amounts and quantities are not patterns of this module: they are read by
 :mod:`assay.grounding` (:func:`~assay.grounding.claim_values`), which knows their
 written forms; every amount (a number with a currency), quantity (with a unit, a
@@ -22,9 +22,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
 
-from assay.gate._records import IdentifierKind
-from assay.grounding import claim_values
+from assay.grounding._check import claim_values
+
+IdentifierKind = Literal[
+    "hash", "uuid", "url", "email", "ip", "path", "ticket", "amount", "date", "quantity"
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Identifier:
+    """An identifier-like token found in text: ``text[start:end] == value``."""
+
+    kind: IdentifierKind
+    value: str
+    start: int
+    end: int
+
 
 __all__ = [
     "HEX",
