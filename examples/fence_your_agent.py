@@ -1,5 +1,7 @@
 """Fence an agent you wrote: it may act only through the bus and cite what it returned."""
 
+from typing import Any
+
 from assay import ControlPlane, ToolSpec
 from assay.fence import fence
 
@@ -22,7 +24,7 @@ cp.registry.register(
 )
 
 
-def my_agent(state):
+def my_agent(state: dict[str, Any]) -> dict[str, Any]:
     """Any callable or LangGraph node: call tools through the bus, cite their ledger ids."""
     result = cp.bus.call(state["run_id"], "fx_rate", {"pair": "EURUSD"})
     claim = "The ECB reference rate for EURUSD on 2025-03-31 was 1.0815."

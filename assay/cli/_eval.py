@@ -146,18 +146,9 @@ def eval_command(
     """Run every case of SUITE on the fenced graph, gate the deploy on the result and
     record the run in the database (exit 1 when the gate fails)."""
     loaded = load_suite(suite)
+    _check_options(only, baseline, update_baseline, report_dir)
     if only:
-        if baseline is not None or update_baseline or report_dir is not None:
-            raise UsageError(
-                "--case runs part of the suite, which is neither gated nor recorded: "
-                "drop --baseline, --update-baseline and --report"
-            )
         loaded = replace(loaded, cases=_selected(loaded, only))
-    if update_baseline and baseline is None:
-        raise UsageError("--update-baseline needs --baseline FILE: where to record it")
-    if update_baseline and baseline is not None and not baseline.parent.is_dir():
-        # refused before any case runs, not after all of them
-        raise UsageError(f"--baseline {baseline}: its folder does not exist")
     recorded = None
     if baseline is not None and not update_baseline:
         recorded = read_baseline(baseline, suite_id=loaded.id)  # refused before any run
@@ -195,6 +186,22 @@ def eval_command(
         err_console().print(f"baseline written to {shown(str(baseline))} (suite {report.suite_id})")
     if not result.passed:
         raise typer.Exit(1)
+
+
+def _check_options(
+    only: list[str] | None, baseline: Path | None, update_baseline: bool, report_dir: Path | None
+) -> None:
+    """Options that cannot go together, refused before any case runs, not after all
+    of them."""
+    if only and (baseline is not None or update_baseline or report_dir is not None):
+        raise UsageError(
+            "--case runs part of the suite, which is neither gated nor recorded: "
+            "drop --baseline, --update-baseline and --report"
+        )
+    if update_baseline and baseline is None:
+        raise UsageError("--update-baseline needs --baseline FILE: where to record it")
+    if update_baseline and baseline is not None and not baseline.parent.is_dir():
+        raise UsageError(f"--baseline {baseline}: its folder does not exist")
 
 
 def _selected(suite: Suite, ids: list[str]) -> tuple[EvalCase, ...]:

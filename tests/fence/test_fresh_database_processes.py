@@ -16,7 +16,8 @@ PROCESSES = 4
 
 
 @pytest.mark.slow
-def test_four_processes_open_a_fresh_database_and_run_at_once(db_url: str) -> None:
+def test_four_processes_open_a_fresh_database_and_run_at_once(empty_db_url: str) -> None:
+    db_url = empty_db_url
     ctx = mp.get_context("spawn")
     start = ctx.Event()
     workers = [ctx.Process(target=open_and_run, args=(db_url, n, start)) for n in range(PROCESSES)]

@@ -66,7 +66,8 @@ def _old_ledger(engine: sa.Engine) -> dict[str, list[str]]:
     return written
 
 
-def test_a_format_1_ledger_upgrades_and_keeps_every_id(db_url: str) -> None:
+def test_a_format_1_ledger_upgrades_and_keeps_every_id(empty_db_url: str) -> None:
+    db_url = empty_db_url
     engine = _db.create_engine(db_url)
     try:
         _db.upgrade(engine, "0005_fence_runs")
