@@ -7,6 +7,7 @@ import json
 from typer.testing import CliRunner
 
 import assay
+import assay.errors
 import assay.tool_bus
 from assay import ControlPlane
 from assay.cli import app
@@ -46,10 +47,10 @@ def test_public_names() -> None:
         "Grant",
         "ClaimStatus",
         "ClaimStatusSource",
-        "ToolNotFound",
-        "ToolBusError",
         "argument_errors",
-        "RegistryConflict",
-        "GrantRefused",
     ):
         assert getattr(assay, name) is getattr(assay.tool_bus, name)
+    # The bus's errors have their home in assay.errors, with every other exception.
+    for name in ("ToolNotFound", "ToolBusError", "RegistryConflict", "GrantRefused"):
+        assert getattr(assay, name) is getattr(assay.errors, name)
+        assert not hasattr(assay.tool_bus, name)
