@@ -26,9 +26,9 @@ from assay.verifier._cache import EntailmentCache
 from assay.verifier._context import PropositionContext, RunEvidence
 from assay.verifier._deterministic import clip, in_evidence_terms, states_another_value
 from assay.verifier._pipeline import MODEL_CHECK, Check, first_finding, insert_check
+from assay.verifier._polarity import polarity_conflict
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
-from assay.verifier._standin import polarity_conflict
 from assay.verifier._text import coverage, missing_numbers
 from assay.verifier._verifier import Verifier
 from assay.verifier.checks import DEFAULT_CHECKS

@@ -6,18 +6,14 @@ and negation, nothing more, and says so in its model id.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
-from assay._text import clause_spans
 from assay.verifier._cache import EntailmentCache
 from assay.verifier._polarity import (
-    NEGATION_STEMS,
-    negation_about_shared_words,
+    best_sentence,
     opposite_polarity,
 )
 from assay.verifier._records import Entailment
-from assay.verifier._text import STOP_WORDS, split_sentences, word_stems
 
 
 class LexicalNLI:
@@ -59,69 +55,3 @@ class LexicalNLI:
             evidence_span=span,
             model=self.model_id,
         )
-
-
-def _content(text: str) -> list[str]:
-    return [w for w in word_stems(text) if w not in STOP_WORDS and w not in NEGATION_STEMS]
-
-
-def best_sentence(document: str, claim: str) -> tuple[tuple[int, int], float]:
-    """The sentence of ``document`` holding most of the claim's content words, and
-    the share it holds (word stems, stop and negation words left out). Each sentence
-    is read word by word against the claim's words counted once, not the claim
-    again for each sentence."""
-    wanted = Counter(_content(claim))
-    total = sum(wanted.values())
-    best_span, best = (0, len(document)), 0.0
-    for sentence in split_sentences(document):
-        have = set(word_stems(sentence.text))
-        coverage = sum(wanted[w] for w in have if w in wanted) / total if total else 0.0
-        if coverage > best:
-            best_span, best = (sentence.start, sentence.end), coverage
-    return best_span, best
-
-
-def polarity_conflict(
-    document: str, claim: str, *, min_coverage: float = 0.6, shared_negation: bool = False
-) -> tuple[int, int] | None:
-    """The span of a sentence that says what the claim says, but with the opposite
-    polarity ("sets no cap" against "is capped"), or None.
-
-    Only a sentence holding at least ``min_coverage`` of the claim's content words
-    counts, so that a negation elsewhere in a document decides nothing. With
-    ``shared_negation``, only a negation that bears on a word both write counts
-    (:func:`negation_about_shared_words`): a short clause ("the room has no
-    whiteboard") then is not read against a line that only names its subject
-    ("room: Lovelace"). It errs towards abstention: a true negated claim that shares
-    most words with a positive sentence ("partners are not capped at EUR 380") is
-    called a contradiction.
-    """
-    span, coverage = best_sentence(document, claim)
-    if coverage < min_coverage:
-        return None
-    a, b = _covering_clause(document, span, claim, min_coverage)
-    if not opposite_polarity(claim, document[a:b]):
-        return None
-    if shared_negation and not negation_about_shared_words(claim, document[a:b]):
-        return None
-    return span
-
-
-def _covering_clause(
-    document: str, span: tuple[int, int], claim: str, min_coverage: float
-) -> tuple[int, int]:
-    """The clause of the sentence at ``span`` that holds every content word the
-    claim shares with the sentence (and at least ``min_coverage`` of them), or the
-    whole sentence where no one clause does: in "the claim was not paid because the
-    policy had lapsed", "the policy had lapsed" is not negated, while "the claim was
-    paid because the policy had lapsed" is about the whole sentence. Its clauses are
-    the ``subordinate`` ones (:mod:`assay._text`)."""
-    wanted = set(_content(claim))
-    start, end = span
-    shared = wanted & set(word_stems(document[start:end]))
-    if not wanted or len(shared) < min_coverage * len(wanted):
-        return span
-    for a, b in clause_spans(document, "subordinate", start, end):
-        if shared <= set(word_stems(document[a:b])):
-            return a, b
-    return span

@@ -11,8 +11,12 @@ from __future__ import annotations
 import pytest
 
 from assay.verifier import LexicalNLI
-from assay.verifier._polarity import negated, negation_about_shared_words, opposite_polarity
-from assay.verifier._standin import polarity_conflict
+from assay.verifier._polarity import (
+    negated,
+    negation_about_shared_words,
+    opposite_polarity,
+    polarity_conflict,
+)
 
 OPPOSITE = [
     # Plain negation, in either statement.

@@ -14,7 +14,7 @@ from assay.verifier._antonyms import action_conflict
 from assay.verifier._context import PropositionContext
 from assay.verifier._direction import direction_conflict
 from assay.verifier._pipeline import CheckSpec, Example, Finding
-from assay.verifier._standin import polarity_conflict
+from assay.verifier._polarity import polarity_conflict
 from assay.verifier.checks._common import pointed, quoted
 
 
