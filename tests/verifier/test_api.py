@@ -9,27 +9,28 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import RunError, UsageError
+from assay.errors import InvalidPair, ModelConfigError, ModelLoadError, RunError, UsageError
 from assay.training._evaluate import balanced_accuracy, best_threshold, roc_auc
 from assay.verifier import (
     MODEL_ENV,
     Calibration,
     InMemoryEntailmentCache,
-    InvalidPair,
-    ModelConfigError,
-    ModelLoadError,
     Verifier,
     cache_key,
     coverage,
-    focused_premises,
     label_order,
+)
+from assay.verifier._calibration import coverage_penalty, fit_logistic
+from assay.verifier._text import (
+    evidence_units,
+    focused_premises,
     missing_numbers,
     premise_windows,
     split_claim,
     split_clauses,
+    split_sentences,
+    word_stems,
 )
-from assay.verifier._calibration import coverage_penalty, fit_logistic
-from assay.verifier._text import evidence_units, split_sentences, word_stems
 
 
 def test_label_order_maps_names_in_model_order() -> None:
