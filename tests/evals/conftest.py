@@ -76,14 +76,6 @@ UNKNOWN_CASE = """\
 """
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The Ray tests share one local cluster (a module fixture that ends with `ray stop
-    --force`), so under pytest-xdist they all run on one worker (``--dist loadgroup``)."""
-    for item in items:
-        if item.path.name == "test_ray.py" and item.path.parent.name == "evals":
-            item.add_marker(pytest.mark.xdist_group("ray"))
-
-
 def write_suite(folder: Path, text: str = SUITE, name: str = "suite.yaml") -> Path:
     """``text`` as ``folder/name``, with the documents it names under ``docs/``."""
     (folder / "docs").mkdir(exist_ok=True)
