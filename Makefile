@@ -17,7 +17,7 @@ WORKERS ?= auto
 # COVERAGE=1 (set by .ci/run) measures the coverage of the assay package and fails
 # below the floor. Off by default: tracing every line slows the tests down.
 COVERAGE ?=
-COVERAGE_FLOOR ?= 75
+COVERAGE_FLOOR ?= 92
 COVERAGE_ARGS := $(if $(COVERAGE),--cov --cov-report=)
 COVERAGE_LAST := $(if $(COVERAGE),--cov --cov-append --cov-report=term:skip-covered \
 	--cov-fail-under=$(COVERAGE_FLOOR))
