@@ -65,10 +65,9 @@ from assay.verifier._direction import direction_conflict
 from assay.verifier._expected import expected_as_done
 from assay.verifier._fields import wrong_field, wrong_party
 from assay.verifier._flags import flag_conflict, flag_support, state_conflict
-from assay.verifier._polarity import negated, opposite_polarity
+from assay.verifier._polarity import negated, opposite_polarity, polarity_conflict
 from assay.verifier._premises import read
 from assay.verifier._rows import row_mismatch
-from assay.verifier._standin import polarity_conflict
 from assay.verifier._text import split_claim, split_clauses
 from benchmarks._common import RESULTS, write_result
 
