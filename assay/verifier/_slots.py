@@ -12,7 +12,7 @@ it as context).
 
 An argument occurs in a record when its text does (case and spacing aside), when
 every identifier, amount, quantity and date in it does in any written form the
-gate accepts (:func:`assay.gate.identifier_in_evidence`), or, for an argument of
+gate accepts (:func:`assay.grounding.identifier_in_evidence`), or, for an argument of
 plain words, when each of its content words does (by stem).
 """
 
