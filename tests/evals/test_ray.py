@@ -36,8 +36,30 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.fixture(scope="module", autouse=True)
+def ray_token(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The cluster runs with token authentication, as Ray advises for any cluster: the
+    test writes a token and hands it to the head and to this driver. (Ray 2.5x turned
+    it on in `ray start` by itself; 2.60 asks for it.) Ray reads these settings once,
+    when it is first imported in a process, so they are in the environment before any
+    test of this module runs, whichever runs first: the one that only imports Ray too."""
+    token = tmp_path_factory.mktemp("ray") / "auth_token"
+    token.write_text(secrets.token_hex(32), encoding="utf-8")
+    auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
+    saved = {name: os.environ.get(name) for name in auth}
+    os.environ.update(auth)
+    try:
+        yield auth
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 @pytest.fixture(scope="module")
-def ray_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def ray_address(ray_token: dict[str, str]) -> Iterator[str]:
     ray = shutil.which("ray") or str(Path(sys.executable).with_name("ray"))
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
@@ -47,25 +69,12 @@ def ray_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     start = [ray, "start", "--head", f"--port={port}", "--num-cpus=2"]
     start += ["--include-dashboard=false", "--disable-usage-stats"]
     start += ["--object-store-memory=200000000"]
-    # The cluster runs with token authentication, as Ray advises for any cluster: the
-    # test writes a token and hands it to the head and to this driver. (Ray 2.5x
-    # turned it on in `ray start` by itself; 2.60 asks for it.)
-    token = tmp_path_factory.mktemp("ray") / "auth_token"
-    token.write_text(secrets.token_hex(32), encoding="utf-8")
-    auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
-    subprocess.run(start, check=True, env={**env, **auth}, capture_output=True, timeout=120)
-    saved = {name: os.environ.get(name) for name in auth}
-    os.environ.update(auth)
+    subprocess.run(start, check=True, env={**env, **ray_token}, capture_output=True, timeout=120)
     try:
         yield f"127.0.0.1:{port}"
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
         subprocess.run(
-            [ray, "stop", "--force"], env={**env, **auth}, capture_output=True, timeout=120
+            [ray, "stop", "--force"], env={**env, **ray_token}, capture_output=True, timeout=120
         )
 
 
