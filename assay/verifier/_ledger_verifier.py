@@ -24,6 +24,7 @@ from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha25
 from assay.tool_bus import ClaimStatus
 from assay.verifier._antonyms import in_evidence_words
 from assay.verifier._cache import EntailmentCache
+from assay.verifier._citations import stored_span
 from assay.verifier._context import PropositionContext, RunEvidence
 from assay.verifier._deterministic import clip, in_evidence_terms, states_another_value
 from assay.verifier._pipeline import MODEL_CHECK, Check, first_finding, insert_check
@@ -110,6 +111,8 @@ class _Question:
     related: tuple[LedgerEntry, ...]
     readings: tuple[Reading, ...]  # one per cited entry, then one per related entry
     computations: tuple[dict[str, Any], ...] = ()
+    #: Per cited entry, the stored span of what the proposition cites in it, if it does.
+    pointed: tuple[tuple[int, int] | None, ...] = ()
 
     @cached_property
     def documents(self) -> list[str]:
@@ -264,6 +267,10 @@ class LedgerVerifier:
             related=tuple(related),
             readings=(*readings, *(read(e.text, context.text) for e in related)),
             computations=context.computations,
+            pointed=tuple(
+                stored_span(spans) if (spans := context.cited_spans(e)) else None
+                for e in context.cited
+            ),
         )
 
     def _model_outcome(self, question: _Question, results: Sequence[Entailment]) -> _Outcome:
@@ -303,6 +310,8 @@ class LedgerVerifier:
             )
         best_entry, best_reading = cited[best_index], readings[best_index]
         span = best_reading.to_stored(*best.evidence_span)
+        if entailed and question.pointed and question.pointed[best_index] is not None:
+            span = question.pointed[best_index]  # the bytes the proposition cites
         if entailed:
             return _Outcome(
                 label="entailment",
