@@ -11,7 +11,7 @@ is waived", and a bare ``84.5`` says nothing of what it is the total of.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from assay.contract import PointerCitation, QuoteCitation
@@ -75,3 +75,29 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def located(text: str, cites: Sequence[tuple[int, QuoteCitation | PointerCitation]]) -> list[Cited]:
     """Each of an entry's citations with what it names in the stored ``text``."""
     return [Cited(index=k, cite=cite, found=locate(text, cite)) for k, cite in cites]
+
+
+def cite_records(
+    cites: Sequence[QuoteCitation | PointerCitation], citations: Mapping[str, Sequence[Cited]]
+) -> list[dict[str, object]]:
+    """The citations as a verdict records them, in the order of ``cites``: each with
+    its stored span and what it names (the quote, or ``pointer: value``); ``None``
+    for both where it names nothing, or its entry is not cited evidence of the run."""
+    found = {cited.index: cited.found for group in citations.values() for cited in group}
+    records: list[dict[str, object]] = []
+    for k, cite in enumerate(cites):
+        span = found.get(k)
+        named = span if isinstance(span, CitedSpan) else None
+        records.append(
+            {
+                "ledger_id": cite.ledger_id,
+                **(
+                    {"quote": cite.quote}
+                    if isinstance(cite, QuoteCitation)
+                    else {"pointer": cite.pointer}
+                ),
+                "span": list(named.stored) if named is not None else None,
+                "text": named.shown if named is not None else None,
+            }
+        )
+    return records

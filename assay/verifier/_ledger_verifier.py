@@ -24,7 +24,7 @@ from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha25
 from assay.tool_bus import ClaimStatus
 from assay.verifier._antonyms import in_evidence_words
 from assay.verifier._cache import EntailmentCache
-from assay.verifier._citations import stored_span
+from assay.verifier._citations import cite_records, stored_span
 from assay.verifier._context import PropositionContext, RunEvidence
 from assay.verifier._deterministic import clip, in_evidence_terms, states_another_value
 from assay.verifier._pipeline import MODEL_CHECK, Check, first_finding, insert_check
@@ -96,6 +96,8 @@ class _Outcome:
     check: str
     reason: str
     computations: tuple[dict[str, Any], ...] = ()
+    #: The proposition's citations as the verdict records them (where it has any).
+    cites: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,9 +224,8 @@ class LedgerVerifier:
         """Every proposition's outcome: the deterministic checks first, then one model
         call for all the propositions they left open."""
         run_evidence = RunEvidence(evidence)
-        first = [
-            self._judge(PropositionContext.build(run_id, prop, run_evidence)) for prop in props
-        ]
+        contexts = [PropositionContext.build(run_id, prop, run_evidence) for prop in props]
+        first = [self._judge(context) for context in contexts]
         questions = [item for item in first if isinstance(item, _Question)]
         pairs = [(document, q.hypothesis) for q in questions for document in q.documents]
         answers = self.model.check_many(pairs, cache=self.cache) if pairs else []
@@ -237,7 +238,12 @@ class LedgerVerifier:
             count = len(item.documents)
             outcomes.append(self._model_outcome(item, answers[position : position + count]))
             position += count
-        return outcomes
+        return [
+            replace(outcome, cites=tuple(cite_records(c.proposition.cites, c.citations)))
+            if c.proposition.cites
+            else outcome
+            for outcome, c in zip(outcomes, contexts, strict=True)
+        ]
 
     # --- judging one proposition --------------------------------------------------
 
@@ -428,6 +434,8 @@ class LedgerVerifier:
             body["args"] = list(prop.args or ())
         if outcome.computations:
             body["computations"] = list(outcome.computations)
+        if outcome.cites:
+            body["cites"] = list(outcome.cites)
         entry = batch.append(
             kind="verdict",
             source="verifier",
