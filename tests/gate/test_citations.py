@@ -7,9 +7,10 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from assay import ControlPlane
-from assay.gate import GateDecision, PointerCitation, QuoteCitation
+from assay.gate import GateDecision, PointerCitation, Proposition, QuoteCitation
 from assay.gate._citations import CitedSpan, locate
 
 ORDER = json.dumps(
@@ -130,3 +131,40 @@ def test_a_quote_with_combining_marks_maps_back_to_its_stored_characters() -> No
     found = locate(text, QuoteCitation(ledger_id="e", quote="Café du Port: the final"))
     assert isinstance(found, CitedSpan)
     assert text[slice(*found.stored)] == "Cafe\u0301 du Port: the \ufb01nal"
+
+
+def test_citations_round_trip_through_the_contract() -> None:
+    raw = {
+        "id": "p",
+        "text": "Order A-1093 was delivered on 14 March 2025.",
+        "ledger_ids": ["led_b"],
+        "cites": [
+            {"ledger_id": "led_a", "quote": "delivered on 14 March 2025"},
+            {"ledger_id": "led_b", "pointer": "/order/a~1b/~0k"},
+        ],
+    }
+    prop = Proposition.model_validate(raw)
+    assert prop.ledger_ids == ["led_b", "led_a"]  # a cited entry is cited
+    assert isinstance(prop.cites[0], QuoteCitation) and isinstance(prop.cites[1], PointerCitation)
+    dumped = prop.model_dump(mode="json")
+    assert Proposition.model_validate(dumped) == prop
+    assert Proposition.model_validate_json(prop.model_dump_json()) == prop
+    plain = Proposition(id="p", text="t", ledger_ids=["led_a"])
+    assert "cites" not in plain.model_dump()  # a hand-over without them is as before
+
+
+@pytest.mark.parametrize(
+    "cite",
+    [
+        {"ledger_id": "led_a"},
+        {"ledger_id": "led_a", "quote": "x", "pointer": "/x"},
+        {"ledger_id": "led_a", "quote": ""},
+        {"ledger_id": "led_a", "pointer": "order/total"},
+        {"ledger_id": "led_a", "pointer": "/a~2"},
+        {"ledger_id": "led_a", "quote": "x", "note": "extra"},
+        "led_a",
+    ],
+)
+def test_a_malformed_citation_is_a_schema_violation(cite: object) -> None:
+    with pytest.raises(ValidationError):
+        Proposition.model_validate({"id": "p", "text": "t", "cites": [cite]})
