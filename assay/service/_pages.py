@@ -291,7 +291,11 @@ def _queue_items(
         result = thread.result
         owner = owners.get(thread.thread_id)
         calls: list[dict[str, Any]] = []
-        cites = _cites_by_proposition(cp, thread.run_id) if result and result.pending_grants else {}
+        cites = (
+            _cites_by_proposition(cp, thread.run_id)
+            if thread.run_id and result and result.pending_grants
+            else {}
+        )
         for grant in result.pending_grants if result else ():
             claims = [
                 {
@@ -332,9 +336,7 @@ def _queue_items(
 
 def _cites_by_proposition(cp: ControlPlane, run_id: str) -> dict[object, list[dict[str, Any]]]:
     """Each proposition's citations, from its latest verdict in the run."""
-    return {
-        v.record.get("proposition_id"): v.cites for v in audited_verdicts(cp.ledger, run_id)
-    }
+    return {v.record.get("proposition_id"): v.cites for v in audited_verdicts(cp.ledger, run_id)}
 
 
 def _proposition(prop: Mapping[str, Any], entries: Mapping[str, LedgerEntry]) -> dict[str, Any]:

@@ -145,6 +145,7 @@ def test_citations_round_trip_through_the_contract() -> None:
     }
     prop = Proposition.model_validate(raw)
     assert prop.ledger_ids == ["led_b", "led_a"]  # a cited entry is cited
+    assert prop.cites is not None
     assert isinstance(prop.cites[0], QuoteCitation) and isinstance(prop.cites[1], PointerCitation)
     dumped = prop.model_dump(mode="json")
     assert Proposition.model_validate(dumped) == prop
