@@ -6,8 +6,8 @@ writes, a number it writes by value, a date or amount it writes in any form the
 grounding accepts, a true/false field whose name it writes), and a pointer to the
 record where a value of the claim is only read across the record's fields (an amount
 and its currency). For a text entry: a quote of each sentence that holds one of the
-claim's values, or, for a claim without any, the sentence that shares most of its
-words. A claim that states a value falsely cites, by the same rule, what it is
+claim's values or shares three of its content words, or, for a claim that matches
+none, the sentence that shares most of its words. A claim that states a value falsely cites, by the same rule, what it is
 about: the fields and sentences of everything else it states.
 """
 
@@ -125,8 +125,12 @@ def _content(text: str) -> set[str]:
 
 
 def quotes(claim: str, text: str) -> list[str]:
+    """The sentences (or lines) of ``text`` that hold a value of the claim, or share
+    at least three of its content words; for a claim that matches none, the one that
+    shares most of its words."""
     idents = list(extract_identifiers(claim))
     numbers = _numbers(claim)
+    words = _content(claim)
     sentences = [s for s in _sentences(text) if s in text]
     chosen = [
         s
@@ -134,9 +138,9 @@ def quotes(claim: str, text: str) -> list[str]:
         if any(identifier_in_evidence(i, s) for i in idents)
         or any(n >= 10 or n != n.to_integral_value() for n in numbers & _numbers(s))
         or any(c.status == "found" for c in check_values(claim, [s]))
+        or len(words & _content(s)) >= 3
     ]
     if chosen:
         return list(dict.fromkeys(chosen))
-    words = _content(claim)
     ranked = sorted(sentences, key=lambda s: -len(words & _content(s)))
     return ranked[:1] if ranked and words & _content(ranked[0]) else []

@@ -6,10 +6,11 @@ without the gate gets the same answer. A proposition that is one of its own quot
 word for word (a final full stop aside) is entailed, and the verdict points at the
 quoted bytes, where the quote is whole sentences of its entry (or a whole JSON
 string): "the late fee is waived" cut out of "it is not true that the late fee is
-waived" is not. A value of the proposition (an identifier, amount, date or quantity)
-that the cited entry states, but outside everything the proposition cites there, is
-missing evidence naming where it is: the citation must cover what the proposition
-says. Everything else is read, by the later checks and the model, in what the
+waived" is not. A value of the proposition (an identifier, amount or date; not a
+quantity, which may be a count of rows) that the cited entry writes, but outside
+everything the proposition cites there, is missing evidence naming the value: the
+citation must cover what the proposition says. A value computed from the entry is
+not one. Everything else is read, by the later checks and the model, in what the
 citations name (:func:`assay.verifier._citations.cited_reading`)."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import json
 
 from assay.contract import QuoteCitation
-from assay.gate import extract_identifiers
+from assay.gate import extract_identifiers, identifier_in_evidence
 from assay.gate._citations import CitedSpan, nfkc
 from assay.verifier._context import PropositionContext
 from assay.verifier._deterministic import deterministic_gaps
@@ -92,18 +93,21 @@ def _plain(text: str) -> str:
 
 
 def _outside(context: PropositionContext) -> Finding | None:
-    """A value the cited entry states only outside what the proposition cites of it."""
+    """A value the cited entry writes, but only outside what the proposition cites of
+    it. A value computed from the entry (a sum, a difference) is not one, nor is a
+    quantity ("five patrons" is a count of rows as often as a written value): their
+    operands may stand anywhere in what was read."""
     narrowed = [
         reading.text if context.cited_spans(entry) else view
         for entry, reading, view in zip(context.cited, context.readings, context.views, strict=True)
     ]
-    values = {ident.value for ident in extract_identifiers(context.text)}
-    unstated = set(context.grounded.gaps)
-    outside = [
-        gap
-        for gap in deterministic_gaps(context.text, narrowed).gaps
-        if gap in values and gap not in unstated
-    ]
+    written = {
+        ident.value
+        for ident in extract_identifiers(context.text)
+        if ident.kind != "quantity"
+        and any(identifier_in_evidence(ident, view) for view in context.views)
+    }
+    outside = [gap for gap in deterministic_gaps(context.text, narrowed).gaps if gap in written]
     if not outside:
         return None
     shown = "; ".join(
@@ -157,6 +161,13 @@ CHECK = CheckSpec(
             cites=(Cite(entry=0, pointer="/order/delivered_on"),),
             finds="missing_evidence",
             why="a date of another record of the entry, not of what it cites",
+        ),
+        Example(
+            proposition="The two lines come to 7.5 hours in total.",
+            evidence=("line 1: 3.0 hours\nline 2: 4.5 hours",),
+            cites=(Cite(entry=0, quote="line 1: 3.0 hours"),),
+            finds=None,
+            why="a value computed from the entry is not a value written outside the cites",
         ),
         Example(
             proposition="The late fee is EUR 15.",
