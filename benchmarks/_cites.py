@@ -7,8 +7,9 @@ grounding accepts, a true/false field whose name it writes), and a pointer to th
 record where a value of the claim is only read across the record's fields (an amount
 and its currency). For a text entry: a quote of each sentence that holds one of the
 claim's values or shares three of its content words, or, for a claim that matches
-none, the sentence that shares most of its words. A claim that states a value falsely cites, by the same rule, what it is
-about: the fields and sentences of everything else it states.
+none, the sentence that shares most of its words. A claim that states a value
+falsely cites, by the same rule, what it is about: the fields and sentences of
+everything else it states.
 """
 
 from __future__ import annotations
