@@ -35,6 +35,7 @@ if __package__ in (None, ""):
 
 from assay import ControlPlane, ToolSpec
 from assay.fence import fence
+from benchmarks._cites import cites_for
 from benchmarks._common import write_result
 
 DEFAULT_DATA = (
@@ -79,8 +80,12 @@ def register_sources(cp: ControlPlane, items: Sequence[Mapping[str, Any]]) -> No
         )
 
 
-def agent_for(cp: ControlPlane, item: Mapping[str, Any]) -> Callable[[dict[str, Any]], Any]:
-    """The agent: one bus call per evidence entry, every entry cited, one proposition."""
+def agent_for(
+    cp: ControlPlane, item: Mapping[str, Any], *, cites: bool = False
+) -> Callable[[dict[str, Any]], Any]:
+    """The agent: one bus call per evidence entry, every entry cited, one proposition;
+    with ``cites``, the proposition also points at the fields and sentences that hold
+    its values (:func:`benchmarks._cites.cites_for`)."""
 
     def agent(state: dict[str, Any]) -> dict[str, Any]:
         ids = []
@@ -91,6 +96,11 @@ def agent_for(cp: ControlPlane, item: Mapping[str, Any]) -> Callable[[dict[str, 
             if out.ledger_id is not None:
                 ids.append(out.ledger_id)
         claim = item["claim"]
+        proposition: dict[str, Any] = {"id": "c1.p1", "text": claim, "ledger_ids": ids}
+        if cites:
+            written = cites_for(claim, [(i, cp.ledger.get(i).text) for i in ids])
+            if written:
+                proposition["cites"] = written
         return {
             "handover": {
                 "run_id": state["run_id"],
@@ -102,7 +112,7 @@ def agent_for(cp: ControlPlane, item: Mapping[str, Any]) -> Callable[[dict[str, 
                         "type": "Assertion",
                         "text": claim,
                         "confidence": 0.9,
-                        "propositions": [{"id": "c1.p1", "text": claim, "ledger_ids": ids}],
+                        "propositions": [proposition],
                     }
                 ],
                 "action_intents": [],
@@ -138,7 +148,7 @@ def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
     return wins / (len(pos) * len(neg))
 
 
-def run(items: Sequence[Mapping[str, Any]], *, nli: str) -> dict[str, Any]:
+def run(items: Sequence[Mapping[str, Any]], *, nli: str, cites: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         options: dict[str, Any] = {}
         if nli == "standin":
@@ -151,7 +161,8 @@ def run(items: Sequence[Mapping[str, Any]], *, nli: str) -> dict[str, Any]:
             outcomes: list[dict[str, Any]] = []
             started = time.perf_counter()
             for item in items:
-                graph = fence(agent_for(cp, item), control_plane=cp, name="agent-grounding")
+                agent = agent_for(cp, item, cites=cites)
+                graph = fence(agent, control_plane=cp, name="agent-grounding")
                 result = cp.run(graph, {"task": f"Report on {item['domain']}."})
                 score, label, reason, check = first_score(cp, result.run_id)
                 outcomes.append(
@@ -281,16 +292,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--nli", choices=["model", "standin"], default="model")
     parser.add_argument("--out", default="agent_grounding", help="result name under results/")
+    parser.add_argument(
+        "--cites",
+        action="store_true",
+        help="run the set twice, plain and with citations, and write both to "
+        "results/agent_grounding_cites.json",
+    )
     args = parser.parse_args(argv)
     if not args.data.is_file():
         print(f"no data set at {args.data}; pass --data", file=sys.stderr)
         return 2
+    if args.cites:
+        return _both_modes(args.data, args.limit, args.nli)
     payload = {
         "data": args.data.name,
         "nli": args.nli,
         **run(load_items(args.data, args.limit), nli=args.nli),
     }
     write_result(args.out, payload)
+    return 0
+
+
+def _both_modes(data: Path, limit: int | None, nli: str) -> int:
+    """Each item plain and with citations; the figures of both, each mode's outcomes."""
+    items = load_items(data, limit)
+    modes = {name: run(items, nli=nli, cites=name == "cites") for name in ("plain", "cites")}
+    write_result(
+        "agent_grounding_cites",
+        {
+            "data": data.name,
+            "nli": nli,
+            "items": len(items),
+            "modes": {
+                name: {k: v for k, v in result.items() if k != "outcomes"}
+                for name, result in modes.items()
+            },
+            "outcomes": {name: result["outcomes"] for name, result in modes.items()},
+        },
+    )
     return 0
 
 

@@ -7,7 +7,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Self, cast, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictInt, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    JsonValue,
+    StrictInt,
+    Tag,
+    model_validator,
+)
 
 HANDOVER_SCHEMA_VERSION = "1.0"
 HANDOVER_SCHEMA_ID = (
@@ -19,13 +28,16 @@ __all__ = [
     "HANDOVER_SCHEMA_VERSION",
     "NLI_LABELS",
     "ActionIntent",
+    "Citation",
     "Claim",
     "ClaimType",
     "Handover",
     "NLILabel",
     "OpenQuestion",
+    "PointerCitation",
     "Proposition",
     "PropositionVerdict",
+    "QuoteCitation",
     "Unsupported",
     "UnsupportedLabel",
     "VerdictLabel",
@@ -63,8 +75,61 @@ class PropositionVerdict(BaseModel):
     check: str | None = None
 
 
+#: An RFC 6901 JSON Pointer: empty (the whole document) or ``/``-separated tokens
+#: in which ``~`` is written only as ``~0`` (a ``~``) or ``~1`` (a ``/``).
+JSON_POINTER_PATTERN = r"^(/([^~/]|~[01])*)*$"
+
+
+class QuoteCitation(BaseModel):
+    """A verbatim span of a ledger entry: ``quote`` occurs in the entry's stored text,
+    or in one decoded string of a JSON entry, character for character after NFKC."""
+
+    model_config = _STRICT
+
+    ledger_id: NonEmpty
+    quote: NonEmpty
+
+
+class PointerCitation(BaseModel):
+    """A field of a JSON ledger entry, named by an RFC 6901 JSON Pointer
+    (``/order/total``, ``/lines/2/hours``; ``~1`` is a ``/`` in a key, ``~0`` a ``~``)."""
+
+    model_config = _STRICT
+
+    ledger_id: NonEmpty
+    pointer: Annotated[str, Field(pattern=JSON_POINTER_PATTERN)]
+
+
+def _citation_kind(value: Any) -> str | None:
+    """Which citation a raw value is: ``quote`` or ``pointer`` by the key it carries."""
+    if isinstance(value, QuoteCitation | PointerCitation):
+        return "quote" if isinstance(value, QuoteCitation) else "pointer"
+    if not isinstance(value, Mapping):
+        return None
+    keys = cast(Mapping[str, Any], value)
+    if "quote" in keys:
+        return "quote"
+    return "pointer" if "pointer" in keys else None
+
+
+#: Where a proposition's evidence says it: a quoted span or a JSON field of one entry.
+Citation = Annotated[
+    Annotated[QuoteCitation, Tag("quote")] | Annotated[PointerCitation, Tag("pointer")],
+    Discriminator(
+        _citation_kind,
+        custom_error_type="citation_kind",
+        custom_error_message="a citation is {ledger_id, quote} or {ledger_id, pointer}",
+    ),
+]
+
+
 class Proposition(BaseModel):
-    """One checkable statement and the ledger entries that are its evidence."""
+    """One checkable statement and the ledger entries that are its evidence.
+
+    ``cites`` points, optionally, at where in those entries the statement is made. An
+    entry a citation names is cited: where ``ledger_ids`` leaves it out it is added
+    there, in the order of ``cites``, so ``ledger_ids`` may be omitted when every
+    entry is cited by a span or a field."""
 
     model_config = _STRICT
 
@@ -73,7 +138,18 @@ class Proposition(BaseModel):
     pred: str | None = None
     args: list[str] | None = None
     ledger_ids: list[str] = Field(default_factory=list[str])
+    # Left out of a dump where absent, so that a hand-over without citations is
+    # recorded, hashed and shown exactly as it was before citations existed.
+    cites: list[Citation] | None = Field(default=None, exclude_if=lambda v: v is None)
     entailment: PropositionVerdict | None = None
+
+    @model_validator(mode="after")
+    def _cited_entries_are_cited(self) -> Self:
+        if self.cites:
+            held = set(self.ledger_ids)
+            added = [c.ledger_id for c in self.cites if c.ledger_id not in held]
+            self.ledger_ids = [*self.ledger_ids, *dict.fromkeys(added)]
+        return self
 
 
 class Claim(BaseModel):

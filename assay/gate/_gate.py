@@ -21,6 +21,7 @@ from assay.gate._arguments import (
     role_errors,
     unsupported_intent_errors,
 )
+from assay.gate._citations import check_cites
 from assay.gate._records import GateCheck, GateDecision, GateFinding, ReplyReport
 from assay.gate._reply import Conversation, reply_report
 from assay.ledger import Ledger, LedgerEntry, canonical_json
@@ -64,6 +65,7 @@ class Gate:
             _checks.check_sizes,
             _checks.check_citations,
             _checks.check_quotes,
+            check_cites,
             _checks.check_dependencies,
             self._check_actions,
             _checks.check_identifiers,

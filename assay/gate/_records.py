@@ -19,6 +19,7 @@ GATE_ERROR_CODES: frozenset[str] = frozenset(
         "foreign_run_ledger_id",
         "uncitable_entry",
         "quote_mismatch",
+        "fabricated_citation",
         "entailment_preset",
         "unknown_tool",
         "unknown_version",

@@ -52,6 +52,7 @@ from assay.service._problems import Problem
 from assay.service._settings import ServiceSettings
 from assay.service._tokens import Principal, RunOwners
 from assay.service._views import audit_view
+from assay.verifier import audited_verdicts
 
 __all__ = ["PAGE_HEADERS", "SESSION_COOKIE", "SessionStore", "install_pages"]
 
@@ -290,6 +291,11 @@ def _queue_items(
         result = thread.result
         owner = owners.get(thread.thread_id)
         calls: list[dict[str, Any]] = []
+        cites = (
+            _cites_by_proposition(cp, thread.run_id)
+            if thread.run_id and result and result.pending_grants
+            else {}
+        )
         for grant in result.pending_grants if result else ():
             claims = [
                 {
@@ -297,7 +303,8 @@ def _queue_items(
                     "type": claim.get("type"),
                     "text": claim.get("text"),
                     "propositions": [
-                        _proposition(p, entries) for p in claim.get("propositions", [])
+                        {**_proposition(p, entries), "cites": cites.get(p.get("id"), [])}
+                        for p in claim.get("propositions", [])
                     ],
                 }
                 for claim in grant.claims
@@ -325,6 +332,11 @@ def _queue_items(
             }
         )
     return items
+
+
+def _cites_by_proposition(cp: ControlPlane, run_id: str) -> dict[object, list[dict[str, Any]]]:
+    """Each proposition's citations, from its latest verdict in the run."""
+    return {v.record.get("proposition_id"): v.cites for v in audited_verdicts(cp.ledger, run_id)}
 
 
 def _proposition(prop: Mapping[str, Any], entries: Mapping[str, LedgerEntry]) -> dict[str, Any]:

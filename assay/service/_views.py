@@ -106,6 +106,8 @@ def _audited_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
             # model's id and score).
             "check": v.record.get("check"),
             "model": v.record.get("model"),
+            # Where the proposition points: each citation with what it names.
+            **({"cites": v.cites} if v.cites else {}),
         }
         for v in audited_verdicts(cp.ledger, run_id)
     ]

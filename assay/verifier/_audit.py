@@ -49,6 +49,34 @@ class AuditedVerdict:
             return None
         return self.entry.text[self.span[0] : self.span[1]]
 
+    @property
+    def cites(self) -> list[dict[str, Any]]:
+        """The proposition's citations as the verdict records them (``ledger_id``,
+        ``quote`` or ``pointer``, the stored ``span`` and the ``text`` it names, or
+        ``None`` where it names nothing); those of another shape are left out."""
+        raw = self.record.get("cites")
+        if not isinstance(raw, list):
+            return []
+        return [c for c in map(_cite, cast(list[object], raw)) if c is not None]
+
+
+def _cite(value: object) -> dict[str, Any] | None:
+    if not isinstance(value, dict):
+        return None
+    cite = cast(dict[str, Any], value)
+    keys = ("quote", "pointer")
+    if not isinstance(cite.get("ledger_id"), str) or not any(
+        isinstance(cite.get(k), str) for k in keys
+    ):
+        return None
+    text = cite.get("text")
+    return {
+        "ledger_id": cite["ledger_id"],
+        **{k: cite[k] if isinstance(cite.get(k), str) else None for k in keys},
+        "span": list(span) if (span := _span(cite.get("span"))) is not None else None,
+        "text": text if isinstance(text, str) else None,
+    }
+
 
 def audited_verdicts(ledger: Ledger, run_id: str) -> list[AuditedVerdict]:
     """Every verdict the verifier recorded in ``run_id``, in chain order, each with

@@ -17,6 +17,7 @@ from assay._search import Bm25Index
 from assay.contract import Proposition
 from assay.grounding import Computation, describe_computation, view_of
 from assay.ledger import LedgerEntry
+from assay.verifier._citations import Cited, CitedSpan, cited_reading, located
 from assay.verifier._deterministic import Settled, deterministic_gaps
 from assay.verifier._premises import Reading, read
 from assay.verifier._slots import Binding, bind
@@ -110,10 +111,34 @@ class PropositionContext:
         return tuple(computation_record(c, self.cited) for c in self.grounded.computations)
 
     @cached_property
+    def citations(self) -> dict[str, list[Cited]]:
+        """The proposition's citations (``cites``) by the entry they name, each with
+        what it names there or why nothing; empty for a proposition without them.
+        An entry that is not cited evidence of this run is left out."""
+        by_entry: dict[str, list[tuple[int, Any]]] = {}
+        for k, cite in enumerate(self.proposition.cites or ()):
+            by_entry.setdefault(cite.ledger_id, []).append((k, cite))
+        return {e.id: located(e.text, by_entry[e.id]) for e in self.cited if e.id in by_entry}
+
+    def cited_spans(self, entry: LedgerEntry) -> list[CitedSpan]:
+        """What the citations of ``entry`` name in it (those that name something)."""
+        return [c.found for c in self.citations.get(entry.id, ()) if isinstance(c.found, CitedSpan)]
+
+    @cached_property
     def readings(self) -> list[Reading]:
         """What is read of each cited entry for this proposition, so that the cost
-        of what reads it grows with the proposition and not with the evidence."""
-        return [read(e.text, self.text) for e in self.cited]
+        of what reads it grows with the proposition and not with the evidence: where
+        the proposition cites a span or field of the entry, what those name, with
+        the records that hold them (:func:`cited_reading`)."""
+        if not self.proposition.cites:
+            return [read(e.text, self.text) for e in self.cited]
+        readings: list[Reading] = []
+        for entry in self.cited:
+            spans = self.cited_spans(entry)
+            readings.append(
+                cited_reading(entry.text, spans) if spans else read(entry.text, self.text)
+            )
+        return readings
 
     @cached_property
     def binding(self) -> Binding | str | None:

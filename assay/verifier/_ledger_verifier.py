@@ -23,6 +23,7 @@ from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha25
 from assay.tool_bus import ClaimStatus
 from assay.verifier._antonyms import in_evidence_words
 from assay.verifier._cache import EntailmentCache
+from assay.verifier._citations import cite_records, stored_span
 from assay.verifier._context import PropositionContext, RunEvidence
 from assay.verifier._deterministic import clip, in_evidence_terms, states_another_value
 from assay.verifier._pipeline import MODEL_CHECK, Check, first_finding, insert_check
@@ -94,6 +95,8 @@ class _Outcome:
     check: str
     reason: str
     computations: tuple[dict[str, Any], ...] = ()
+    #: The proposition's citations as the verdict records them (where it has any).
+    cites: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,6 +112,8 @@ class _Question:
     related: tuple[LedgerEntry, ...]
     readings: tuple[Reading, ...]  # one per cited entry, then one per related entry
     computations: tuple[dict[str, Any], ...] = ()
+    #: Per cited entry, the stored span of what the proposition cites in it, if it does.
+    pointed: tuple[tuple[int, int] | None, ...] = ()
 
     @cached_property
     def documents(self) -> list[str]:
@@ -218,9 +223,8 @@ class LedgerVerifier:
         """Every proposition's outcome: the deterministic checks first, then one model
         call for all the propositions they left open."""
         run_evidence = RunEvidence(evidence)
-        first = [
-            self._judge(PropositionContext.build(run_id, prop, run_evidence)) for prop in props
-        ]
+        contexts = [PropositionContext.build(run_id, prop, run_evidence) for prop in props]
+        first = [self._judge(context) for context in contexts]
         questions = [item for item in first if isinstance(item, _Question)]
         pairs = [(document, q.hypothesis) for q in questions for document in q.documents]
         answers = self.model.check_many(pairs, cache=self.cache) if pairs else []
@@ -233,7 +237,12 @@ class LedgerVerifier:
             count = len(item.documents)
             outcomes.append(self._model_outcome(item, answers[position : position + count]))
             position += count
-        return outcomes
+        return [
+            replace(outcome, cites=tuple(cite_records(c.proposition.cites, c.citations)))
+            if c.proposition.cites
+            else outcome
+            for outcome, c in zip(outcomes, contexts, strict=True)
+        ]
 
     # --- judging one proposition --------------------------------------------------
 
@@ -263,6 +272,10 @@ class LedgerVerifier:
             related=tuple(related),
             readings=(*readings, *(read(e.text, context.text) for e in related)),
             computations=context.computations,
+            pointed=tuple(
+                stored_span(spans) if (spans := context.cited_spans(e)) else None
+                for e in context.cited
+            ),
         )
 
     def _model_outcome(self, question: _Question, results: Sequence[Entailment]) -> _Outcome:
@@ -302,6 +315,8 @@ class LedgerVerifier:
             )
         best_entry, best_reading = cited[best_index], readings[best_index]
         span = best_reading.to_stored(*best.evidence_span)
+        if entailed and question.pointed and question.pointed[best_index] is not None:
+            span = question.pointed[best_index]  # the bytes the proposition cites
         if entailed:
             return _Outcome(
                 label="entailment",
@@ -418,6 +433,8 @@ class LedgerVerifier:
             body["args"] = list(prop.args or ())
         if outcome.computations:
             body["computations"] = list(outcome.computations)
+        if outcome.cites:
+            body["cites"] = list(outcome.cites)
         entry = batch.append(
             kind="verdict",
             source="verifier",

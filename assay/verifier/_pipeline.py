@@ -47,17 +47,28 @@ class Finding:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Cite:
+    """A citation of an :class:`Example`'s proposition: a ``quote`` of, or a
+    ``pointer`` into, its evidence text number ``entry``."""
+
+    entry: int
+    quote: str | None = None
+    pointer: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Example:
     """One case a check must settle as declared: ``finds`` is the label it finds for
     ``proposition`` read against ``evidence`` (one stored text per cited entry), or
     ``None`` where it must find nothing. ``pred``/``args`` make it a typed
-    proposition."""
+    proposition; ``cites`` gives it citations."""
 
     proposition: str
     evidence: tuple[str, ...]
     finds: VerdictLabel | None
     pred: str | None = None
     args: tuple[str, ...] | None = None
+    cites: tuple[Cite, ...] = ()
     why: str = ""
 
 

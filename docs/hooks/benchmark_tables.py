@@ -642,16 +642,57 @@ def _service_load(r: _Reader) -> str:
     return caption + "\n\n" + _table(("request", "requests", "requests/s", "p50 / p95"), rows)
 
 
+def _agent_grounding_cites(r: _Reader) -> str:
+    caption = (
+        f"The {r.num('items', 0)} items of the development set through `fence()`, each "
+        "run twice: plain (every entry cited by its id) and with `cites` written by one "
+        "fixed rule for every item, whatever its label (`benchmarks/_cites.py`: pointers "
+        "to the fields whose values the claim states, quotes of the sentences that hold "
+        f"them); verifier: {r.get('nli') or DASH}."
+    )
+    rows = [
+        (
+            label,
+            r.num(f"modes.{mode}.supported_answered", 3),
+            r.num(f"modes.{mode}.unsupported_refused", 3),
+            r.num(f"modes.{mode}.roc_auc", 3),
+            r.pair(
+                f"modes.{mode}.halves.held_out.supported_answered",
+                f"modes.{mode}.halves.held_out.unsupported_refused",
+                digits=3,
+                suffix="",
+            ),
+        )
+        for mode, label in (("plain", "plain"), ("cites", "with cites"))
+    ]
+    return (
+        caption
+        + "\n\n"
+        + _table(
+            (
+                "propositions",
+                "supported answered",
+                "unsupported refused",
+                "ROC AUC",
+                "held-out half (answered / refused)",
+            ),
+            rows,
+        )
+    )
+
+
 #: Results written by a script of another name (the previous default's figures, the
 #: threshold fitted from a run's figures).
 SCRIPTS = {
     "verifier_accuracy_full": "verifier_accuracy",
     "agent_grounding_full": "agent_grounding",
+    "agent_grounding_cites": "agent_grounding",
     "agent_threshold": "fit_agent_threshold",
 }
 
 BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "agent_grounding": _agent_grounding,
+    "agent_grounding_cites": _agent_grounding_cites,
     "grounding_rules": _grounding_rules,
     "ledger": _ledger,
     "tool_bus": _tool_bus,

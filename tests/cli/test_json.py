@@ -9,6 +9,7 @@ from typing import Any
 
 from assay import ControlPlane
 from assay.ledger import generate_key
+from assay.verifier import LexicalNLI
 from tests.cli.conftest import ORDERS, cli
 
 RUN_RESULT = {
@@ -115,3 +116,49 @@ def test_bundle_and_witness_json(sqlite_url: str, tmp_path: Path) -> None:
         "consistent": True, "origin": "example.org/log", "checkpoint_size": 1, "size": 1,
         "key": key,
     }  # fmt: skip
+
+
+def test_audit_json_shows_each_propositions_cited_spans(
+    sqlite_url: str, stand_in_model: None
+) -> None:
+    with ControlPlane.open(sqlite_url, nli=LexicalNLI()) as cp:
+        run = cp.ledger.start_run()
+        order = cp.ledger.append(
+            run,
+            kind="tool_output",
+            source="lookup_order",
+            content='{"order": {"id": "A-1093", "delivered_on": "2025-03-14"}}',
+        )
+        text = "Order A-1093 was delivered on 14 March 2025."
+        cites = [
+            {"ledger_id": order.id, "pointer": "/order/delivered_on"},
+            {"ledger_id": order.id, "quote": "A-1093"},
+        ]
+        cp.verifier.verify(
+            run,
+            {
+                "run_id": run,
+                "from_agent": "desk",
+                "status": "ok",
+                "claims": [
+                    {
+                        "id": "c1",
+                        "type": "Assertion",
+                        "text": text,
+                        "confidence": 0.9,
+                        "propositions": [{"id": "c1.p", "text": text, "cites": cites}],
+                    }
+                ],
+            },
+        )
+    [claim] = _json("audit", run, "--db", sqlite_url)["claims"]
+    field, quote = claim["cites"]
+    assert (field["ledger_id"], field["pointer"], field["quote"]) == (
+        order.id,
+        "/order/delivered_on",
+        None,
+    )
+    assert field["text"] == "/order/delivered_on: 2025-03-14"
+    assert order.text[slice(*field["span"])] == '"2025-03-14"'  # the cited bytes
+    assert (quote["quote"], quote["pointer"], quote["text"]) == ("A-1093", None, "A-1093")
+    assert order.text[slice(*quote["span"])] == "A-1093"

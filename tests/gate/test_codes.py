@@ -75,6 +75,14 @@ def _misquote(h: dict[str, Any], w: World) -> None:
     _prop(h, 1)["text"] = "caps consulting fees at EUR 380 a day"
 
 
+def _fabricated_quote(h: dict[str, Any], w: World) -> None:
+    _prop(h, 1)["cites"] = [{"ledger_id": w.contract, "quote": "fees at EUR 330 per day"}]
+
+
+def _true_quote(h: dict[str, Any], w: World) -> None:
+    _prop(h, 1)["cites"] = [{"ledger_id": w.contract, "quote": "fees at EUR 380 per day"}]
+
+
 def _preset(h: dict[str, Any], w: World) -> None:
     _prop(h)["entailment"] = {"label": "entailment", "score": 0.99, "model": "self"}
 
@@ -212,6 +220,7 @@ CASES = [
     Case("foreign_run_ledger_id", _foreign),
     Case("uncitable_entry", _record),
     Case("quote_mismatch", _misquote),
+    Case("fabricated_citation", _fabricated_quote, _true_quote),
     Case("proposition_too_long", _overlong_proposition),
     Case("entailment_preset", _preset),
     Case("unknown_tool", _unknown_tool),

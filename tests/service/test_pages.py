@@ -257,3 +257,54 @@ def test_a_decision_names_approve_or_deny_on_a_known_thread(service: Service, ou
     unknown = rita.post("/ui/runs/thr_nobody/decide", data={"csrf": csrf, "decision": "approve"})
     assert unknown.status_code == 404 and "text/html" in unknown.headers["content-type"]
     assert service.cp.status(thread).status == "awaiting_grant" and not outbox.exists()
+
+
+def _cite_in(service: Service, run: str, prop_id: str) -> str:
+    """Verify, in ``run``, a proposition ``prop_id`` that cites a quote holding markup;
+    the id of the entry it cites."""
+    note = service.cp.ledger.append(
+        run, kind="tool_output", source="tool:note", content=f"Line 14 is over the cap. {PAYLOAD}"
+    )
+    text = "Line 14 is over the cap."
+    service.cp.verifier.verify(
+        run,
+        {
+            "run_id": run,
+            "from_agent": "auditor",
+            "status": "ok",
+            "claims": [
+                {
+                    "id": "c_cited",
+                    "type": "Assertion",
+                    "text": text,
+                    "confidence": 0.9,
+                    "propositions": [
+                        {
+                            "id": prop_id,
+                            "text": text,
+                            "cites": [
+                                {"ledger_id": note.id, "quote": f"over the cap. {PAYLOAD}"},
+                                {"ledger_id": note.id, "pointer": "/x"},
+                            ],
+                        }
+                    ],
+                }
+            ],
+        },
+    )
+    return note.id
+
+
+def test_the_run_page_and_the_queue_show_each_cited_span_as_text(service: Service) -> None:
+    started = service.start("amy")
+    [waiting] = started["pending_grants"]
+    prop_id = waiting["claims"][0]["propositions"][0]["id"]
+    note = _cite_in(service, started["run_id"], prop_id)
+    rita, otto = login(service, "rita"), login(service, "otto")
+    for page in (otto.get(f"/ui/runs/{started['run_id']}"), rita.get("/ui/")):
+        assert page.status_code == 200
+        cited = page.text[page.text.index('<ul class="cites">') :]
+        assert f"<code>{note}</code>" in cited
+        assert f"“over the cap. {html.escape(PAYLOAD, quote=False)}”" in cited
+        assert "/x: names nothing in the entry" in cited
+        assert "<script" not in page.text and "<img" not in page.text

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assay import ControlPlane
-from assay.contract import Proposition
+from assay.contract import PointerCitation, Proposition, QuoteCitation
 from assay.ledger import Ledger
 from assay.verifier import LexicalNLI
 from assay.verifier.checks import (
@@ -52,6 +52,13 @@ def context_of(ledger: Ledger, example: Example) -> PropositionContext:
         pred=example.pred,
         args=list(example.args) if example.args is not None else None,
         ledger_ids=[e.id for e in entries],
+        cites=[
+            QuoteCitation(ledger_id=entries[c.entry].id, quote=c.quote)
+            if c.quote is not None
+            else PointerCitation(ledger_id=entries[c.entry].id, pointer=c.pointer or "")
+            for c in example.cites
+        ]
+        or None,
     )
     return PropositionContext.build(run, proposition, RunEvidence(ledger.evidence(run)))
 

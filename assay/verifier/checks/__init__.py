@@ -8,8 +8,9 @@ own with :meth:`assay.verifier.LedgerVerifier.add_check`.
 """
 
 from assay.verifier._context import PropositionContext, RunEvidence
-from assay.verifier._pipeline import MODEL_CHECK, Check, CheckSpec, Example, Finding
+from assay.verifier._pipeline import MODEL_CHECK, Check, CheckSpec, Cite, Example, Finding
 from assay.verifier.checks import (
+    cited_spans,
     expected_not_done,
     flag_conflict,
     flag_support,
@@ -28,6 +29,7 @@ from assay.verifier.checks import (
 DEFAULT_CHECKS: tuple[Check, ...] = (
     no_evidence.CHECK,
     too_long.CHECK,
+    cited_spans.CHECK,
     verbatim.CHECK,
     miscalculation.CHECK,
     unstated_values.CHECK,
@@ -45,6 +47,7 @@ __all__ = [
     "MODEL_CHECK",
     "Check",
     "CheckSpec",
+    "Cite",
     "Example",
     "Finding",
     "PropositionContext",
