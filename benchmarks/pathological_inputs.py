@@ -81,15 +81,22 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "digits_dot": lambda n: _repeat(".111", n, head="1", tail=" items"),
     "digits_space": lambda n: _repeat(" 111", n, head="1", tail=" items"),
     "digits_apostrophe": lambda n: _repeat("'111", n, head="1", tail=" items"),
+    "digits_nbsp": lambda n: _repeat("\u00a0111", n, head="1", tail=" items"),
     "hex_run": lambda n: _repeat("3f9a2c1b7e4d", n, tail="z"),
     "hex_tokens": lambda n: _repeat("commit ab12cd3 ", n),
     "long_path": lambda n: _repeat("segment/", n, head="/srv/", tail="x"),
     "deep_slashes": lambda n: _repeat("a/", n),
+    "slashes_only": lambda n: _repeat("/", n),
     "hash_signs": lambda n: _repeat("#", n, tail="1"),
     "many_tickets": lambda n: _repeat("#1 INV-7 ", n),
+    "colour_tickets": lambda n: _repeat("fill #1 ", n),
     "at_signs": lambda n: _repeat("a@", n),
+    "plus_signs": lambda n: _repeat("a+", n),
+    "dotted_words": lambda n: _repeat("a.", n),
     "format_chars": lambda n: _repeat("\u200d", n, head="INV-4421"),
     "format_in_digits": lambda n: _repeat("1\u200b", n, head="EUR "),
+    "cyrillic_words": lambda n: _repeat("\u0406NV-1 ", n),
+    "bidi_controls": lambda n: _repeat("\u202e1\u202c", n),
 }
 
 OPERATIONS: dict[str, Callable[[str], object]] = {

@@ -1,7 +1,8 @@
-"""Hostile text does not stall the gate: inputs on which quadratic patterns took minutes
-(80 KB of ``1,111,111…`` took about a minute to extract) now finish well inside a
-generous timeout. Nothing here measures time; the timeout only catches a regression
-back to work that grows with the square of the input."""
+"""Hostile text is read correctly at a size where quadratic patterns took minutes (80 KB
+of ``1,111,111…`` took about a minute to extract). Nothing here measures time: how the
+time grows with the size of each family is measured by
+``benchmarks/pathological_inputs.py`` (linear work: a ratio of about 4 between 40 and
+160 KB), whose families include all of these."""
 
 from __future__ import annotations
 
@@ -44,9 +45,8 @@ HOSTILE: dict[str, Callable[[], str]] = {
 }
 
 
-@pytest.mark.timeout(20)
 @pytest.mark.parametrize("family", sorted(HOSTILE))
-def test_hostile_input_is_handled_in_time(family: str) -> None:
+def test_hostile_input_is_read_whole(family: str) -> None:
     text = HOSTILE[family]()
     found = extract_identifiers(text)
     assert all(text[i.start : i.end] == i.value for i in found)
@@ -56,8 +56,7 @@ def test_hostile_input_is_handled_in_time(family: str) -> None:
     assert len(report.found) + len(report.unverified) + len(report.user_origin) >= len(found)
 
 
-@pytest.mark.timeout(60)
-def test_gate_checks_a_hostile_proposition_in_time(plane: ControlPlane) -> None:
+def test_gate_refuses_a_hostile_proposition_for_its_size(plane: ControlPlane) -> None:
     run = plane.ledger.start_run()
     evidence = HOSTILE["digits_comma"]()
     entry = plane.ledger.append(run, kind="tool_output", source="erp@1.0.0", content=evidence)
