@@ -47,33 +47,37 @@ __all__ = [
 Convention = Literal["point", "comma", "unknown"]
 
 _GROUP_MARKS = "'\u00a0\u202f"
-# A number: grouped thousands (bounded, possessive: linear on endless groups), or a
-# plain run with an optional decimal part; the grouped form is tried first. Which
+# A number: grouped thousands (at most 13 groups: linear on endless groups), or a
+# plain run with an optional decimal part; the grouped form is tried first. The group
+# repeats are greedy, not possessive: what follows them cannot fail, so the two match
+# the same, and CPython's possessive repeats of a group holding a lookahead have
+# matched characters past the group (gh-100061), the kind of bug a number reader
+# must not depend on. Which
 # marks group and which one is decimal depends on the text's convention: in a text
 # that does not say, a comma is a decimal mark only before a three-digit group
 # (so ``1,2,3`` in a CSV row is three numbers).
 _START = r"(?<!\d)"
 # Two or more groups after plain spaces (``1 000 000``) are one number in any text.
-_SPACED = r"\d{1,3}(?:\x20\d{3}(?!\d)){2,12}+"
+_SPACED = r"\d{1,3}(?:\x20\d{3}(?!\d)){2,12}"
 _DIGITS: dict[Convention, re.Pattern[str]] = {
     "point": re.compile(
         _START
         + r"(?:"
         + _SPACED
-        + r"(?:\.\d+)?|\d{1,3}(?:[,'\u00a0\u202f]\d{3}(?!\d)){1,12}+(?:\.\d+)?|\d+(?:\.\d+)?)"
+        + r"(?:\.\d+)?|\d{1,3}(?:[,'\u00a0\u202f]\d{3}(?!\d)){1,12}(?:\.\d+)?|\d+(?:\.\d+)?)"
     ),
     "comma": re.compile(
         _START
         + r"(?:"
         + _SPACED
-        + r"(?:,\d+)?|\d{1,3}(?:(?:[.'\u00a0\u202f]|\x20(?=\d{3},\d))\d{3}(?!\d)){1,12}+"
+        + r"(?:,\d+)?|\d{1,3}(?:(?:[.'\u00a0\u202f]|\x20(?=\d{3},\d))\d{3}(?!\d)){1,12}"
         + r"(?:,\d+)?|\d+(?:,\d+)?)"
     ),
     "unknown": re.compile(
         _START
         + r"(?:"
         + _SPACED
-        + r"(?:[.,]\d+)?|\d{1,3}(?:[,.'\u00a0\u202f]\d{3}(?!\d)){1,12}+(?:[.,]\d+)?|\d+(?:\.\d+)?)"
+        + r"(?:[.,]\d+)?|\d{1,3}(?:[,.'\u00a0\u202f]\d{3}(?!\d)){1,12}(?:[.,]\d+)?|\d+(?:\.\d+)?)"
     ),
 }
 # A decimal part of other than three digits says which mark is the decimal one (a
