@@ -15,6 +15,7 @@ from assay.verifier._expected import expected_as_done
 from assay.verifier._fields import wrong_field
 from assay.verifier._flags import flag_conflict, flag_support
 from assay.verifier._polarity import negated, opposite_polarity
+from assay.verifier._relations import hedged_as_certain, planned_as_done
 from assay.verifier._reworded import lexical_similarity
 from assay.verifier._text import content_words, word_stems
 
@@ -216,3 +217,26 @@ def test_every_list_is_read_by_a_test_here() -> None:
     source = (files("tests.text") / "test_word_lists.py").read_text(encoding="utf-8")
     assert all(f'"{name}"' in source for name in names), sorted(names)
     assert word_set("negations")  # the loader reads the package's own files
+
+
+@pytest.mark.parametrize("word", _entries("hedge-words"))
+def test_a_hedge_leaves_open_what_a_claim_states_as_certain(word: str) -> None:
+    claim = "The supplier will raise the storage rate in April."
+    assert hedged_as_certain([f"The supplier {word} raise the storage rate in April."], claim)
+    assert not hedged_as_certain(["The supplier raises the storage rate in April."], claim)
+
+
+@pytest.mark.parametrize("word", _entries("pending-words"))
+def test_a_pending_word_gives_an_act_as_still_to_come(word: str) -> None:
+    claim = "The board approved the dividend for the shareholders."
+    evidence = f"The dividend for the shareholders is {word} by the board."
+    assert planned_as_done([evidence], claim) is not None
+    settled = "The dividend for the shareholders is set by the board."
+    assert planned_as_done([settled], claim) is None
+
+
+@pytest.mark.parametrize("verb", _entries("completion-words"))
+def test_a_completion_word_reports_an_act_as_done(verb: str) -> None:
+    evidence = "The dividend for the shareholders is pending at the board."
+    assert planned_as_done([evidence], f"The board {verb} the dividend for the shareholders.")
+    assert not planned_as_done([evidence], "The board holds the dividend for the shareholders.")

@@ -14,10 +14,12 @@ from assay.verifier.checks import (
     expected_not_done,
     flag_conflict,
     flag_support,
+    hedged_as_certain,
     miscalculation,
     misplaced_name,
     no_evidence,
     opposite,
+    planned_as_done,
     too_long,
     unbound_slots,
     unstated_values,
@@ -40,6 +42,8 @@ DEFAULT_CHECKS: tuple[Check, ...] = (
     flag_support.CHECK,
     opposite.CHECK,
     expected_not_done.CHECK,
+    hedged_as_certain.CHECK,
+    planned_as_done.CHECK,
 )
 
 __all__ = [
