@@ -17,6 +17,7 @@ from assay._search import Bm25Index
 from assay.contract import Proposition
 from assay.grounding import Computation, describe_computation, view_of
 from assay.ledger import LedgerEntry
+from assay.verifier._accounted import Accounted, accounted
 from assay.verifier._citations import Cited, CitedSpan, cited_reading, located
 from assay.verifier._deterministic import Settled, deterministic_gaps
 from assay.verifier._premises import Reading, read
@@ -146,6 +147,13 @@ class PropositionContext:
         ``None`` for an untyped proposition."""
         args = self.proposition.args
         return bind(args, self.cited) if args else None
+
+    @cached_property
+    def accounted(self) -> Accounted | None:
+        """The record of a cited entry that holds every value, identifier and name
+        of an untyped proposition (:func:`accounted`), or ``None``; a typed one is
+        bound by :attr:`binding` instead."""
+        return None if self.typed else accounted(self.text, self.cited)
 
     @cached_property
     def final_readings(self) -> list[Reading]:

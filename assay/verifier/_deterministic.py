@@ -227,6 +227,19 @@ def clip(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def restates_a_value(premise: str, text: str) -> bool:
+    """Whether ``premise`` writes one of ``text``'s dates or quantities with a unit
+    (an amount, a duration; not a bare number such as a flight's) as it is:
+    an entry that states a clause's own value ("delivered_on: 2025-03-14" for
+    "was delivered on March 14, 2025") does not contradict that clause, whatever a
+    small model reads into the rest of a joined claim."""
+    return any(
+        check.status == "found"
+        and (check.value.date is not None or _unit_of(check.value) is not None)
+        for check in check_values(text, [premise])
+    )
+
+
 def states_another_value(premise: str, text: str) -> bool:
     """Whether ``premise`` gives one of ``text``'s values otherwise, about the same
     thing: it does not state a date or quantity of ``text`` but states one of the

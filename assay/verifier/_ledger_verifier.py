@@ -25,8 +25,20 @@ from assay.verifier._antonyms import in_evidence_words
 from assay.verifier._cache import EntailmentCache
 from assay.verifier._citations import cite_records, stored_span
 from assay.verifier._context import PropositionContext, RunEvidence
-from assay.verifier._deterministic import clip, in_evidence_terms, states_another_value
-from assay.verifier._pipeline import MODEL_CHECK, Check, first_finding, insert_check
+from assay.verifier._deterministic import (
+    clip,
+    in_evidence_terms,
+    restates_a_value,
+    states_another_value,
+)
+from assay.verifier._pipeline import (
+    ACCOUNTED_BAR,
+    ACCOUNTED_CHECK,
+    MODEL_CHECK,
+    Check,
+    first_finding,
+    insert_check,
+)
 from assay.verifier._polarity import polarity_conflict
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
@@ -111,6 +123,9 @@ class _Question:
     cited: tuple[LedgerEntry, ...]
     related: tuple[LedgerEntry, ...]
     readings: tuple[Reading, ...]  # one per cited entry, then one per related entry
+    #: The proposition as the checks read it: whether one record accounts for all
+    #: its slots is asked only where the model leaves it open.
+    context: PropositionContext
     computations: tuple[dict[str, Any], ...] = ()
     #: Per cited entry, the stored span of what the proposition cites in it, if it does.
     pointed: tuple[tuple[int, int] | None, ...] = ()
@@ -143,6 +158,7 @@ class LedgerVerifier:
         related_k: int = 3,
         refute_threshold: float = 0.8,
         override_threshold: float = 0.9,
+        accounted_bar: float = ACCOUNTED_BAR,
         checks: Sequence[Check] = DEFAULT_CHECKS,
     ) -> None:
         self._ledger = ledger
@@ -153,6 +169,7 @@ class LedgerVerifier:
         self.related_k = related_k
         self.refute_threshold = refute_threshold
         self.override_threshold = override_threshold
+        self.accounted_bar = accounted_bar
 
     @property
     def checks(self) -> tuple[Check, ...]:
@@ -267,6 +284,7 @@ class LedgerVerifier:
             context.text, self.related_k, exclude={e.id for e in context.cited}
         )
         return _Question(
+            context=context,
             hypothesis=in_evidence_words(in_evidence_terms(context.text, read_texts), read_texts),
             cited=context.cited,
             related=tuple(related),
@@ -328,6 +346,9 @@ class LedgerVerifier:
                 reason="entailed" + "".join(f"; {c['statement']}" for c in question.computations),
                 computations=question.computations,
             )
+        accounted = self._accounted(question, support)
+        if accounted is not None:
+            return accounted
         return _Outcome(
             label="neutral",
             score=best.score,
@@ -336,6 +357,37 @@ class LedgerVerifier:
             model=best.model,
             check=MODEL_CHECK,
             reason=self._not_stated(question, results, best_entry.id, best.score),
+            computations=question.computations,
+        )
+
+    def _accounted(
+        self, question: _Question, support: Sequence[tuple[int, Entailment]]
+    ) -> _Outcome | None:
+        """Entailment for a proposition the model leaves open but one record of its
+        cited evidence accounts for slot by slot (:mod:`assay.verifier._accounted`),
+        unless the model reads a contradiction in a cited entry with p >=
+        ``accounted_bar``."""
+        doubt = max(result.probs.get("contradiction", 0.0) for _, result in support)
+        if doubt >= self.accounted_bar:
+            return None
+        found = question.context.accounted
+        if found is None:
+            return None
+        index = question.cited.index(found.entry)
+        score = max(result.score for _, result in support)
+        where = f"{found.entry.id} ({found.record or 'top level'})"
+        return _Outcome(
+            label="entailment",
+            score=score,
+            ledger_id=found.entry.id,
+            span=question.pointed[index] if question.pointed else None,
+            model=support[index][1].model,
+            check=ACCOUNTED_CHECK,
+            reason=(
+                f"every value, identifier and name of it stands in {where}, and the model "
+                f"reads no contradiction (p={doubt:.2f} < {self.accounted_bar:.2f})"
+                + "".join(f"; {c['statement']}" for c in question.computations)
+            ),
             computations=question.computations,
         )
 
@@ -399,7 +451,9 @@ class LedgerVerifier:
             if index >= n_cited and not words_about:
                 continue  # an uncited entry that writes few of its words is about else
             about = not clear_only and words_about
-            if about or _gives_otherwise(premise, question.hypothesis):
+            if _gives_otherwise(premise, question.hypothesis) or (
+                about and not restates_a_value(premise, question.hypothesis)
+            ):
                 candidates.append((index, result))
         if not candidates:
             return None

@@ -47,7 +47,7 @@ def bind(args: Sequence[str], cited: Sequence[LedgerEntry]) -> Binding | str:
     seen: dict[str, list[str]] = {a: [] for a in wanted}
     for entry in cited:
         view = view_of(entry.text)
-        for name, reading in _scopes(view):
+        for name, reading in scopes(view):
             held = [a for a in wanted if holds(reading.text, a)]
             if len(held) == len(wanted):
                 return Binding(entry=entry, record=name, reading=reading)
@@ -80,7 +80,7 @@ def holds(text: str, arg: str) -> bool:
     )
 
 
-def _scopes(view: EvidenceView) -> list[tuple[str, Reading]]:
+def scopes(view: EvidenceView) -> list[tuple[str, Reading]]:
     """Each record of ``view`` as a reading: a JSON record with the scalar fields of
     the records that hold it (an invoice line with the invoice's number), a text
     record alone."""

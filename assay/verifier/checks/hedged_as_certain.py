@@ -27,8 +27,7 @@ def _find(context: PropositionContext) -> Finding | None:
 
 
 _RATES = (
-    "We may raise the pallet storage rate to EUR 14.50 from 1 April 2025 if fuel costs stay "
-    "high."
+    "We may raise the pallet storage rate to EUR 14.50 from 1 April 2025 if fuel costs stay high."
 )
 
 CHECK = CheckSpec(
