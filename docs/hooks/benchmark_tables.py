@@ -687,12 +687,18 @@ SCRIPTS = {
     "verifier_accuracy_full": "verifier_accuracy",
     "agent_grounding_full": "agent_grounding",
     "agent_grounding_cites": "agent_grounding",
+    "agent_grounding_relations_fresh": "agent_grounding",
+    "agent_grounding_relations_fresh_before": "agent_grounding",
     "agent_threshold": "fit_agent_threshold",
 }
 
 BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "agent_grounding": _agent_grounding,
     "agent_grounding_cites": _agent_grounding_cites,
+    # A fresh set on relations (benchmarks/data/relations_fresh.jsonl), written before
+    # the relation checks were built: its figures before them and after.
+    "agent_grounding_relations_fresh_before": _agent_grounding,
+    "agent_grounding_relations_fresh": _agent_grounding,
     "grounding_rules": _grounding_rules,
     "ledger": _ledger,
     "tool_bus": _tool_bus,
