@@ -42,7 +42,7 @@ from assay.verifier._pipeline import (
 from assay.verifier._polarity import polarity_conflict
 from assay.verifier._premises import Reading, read
 from assay.verifier._records import Entailment
-from assay.verifier._text import coverage, missing_numbers
+from assay.verifier._text import content_words, coverage, missing_numbers, stem_set
 from assay.verifier._verifier import Verifier
 from assay.verifier.checks import DEFAULT_CHECKS
 
@@ -367,13 +367,15 @@ class LedgerVerifier:
         cited evidence accounts for slot by slot (:mod:`assay.verifier._accounted`),
         unless the model reads a contradiction in a cited entry with p >=
         ``accounted_bar``."""
-        doubt = max(result.probs.get("contradiction", 0.0) for _, result in support)
-        if doubt >= self.accounted_bar:
-            return None
         found = question.context.accounted
         if found is None:
             return None
+        # The entry that accounts for it is the one whose doubt counts; another cited
+        # entry that reads as contradicting it has had its say in _refutation.
         index = question.cited.index(found.entry)
+        doubt = support[index][1].probs.get("contradiction", 0.0)
+        if doubt >= self.accounted_bar:
+            return None
         score = max(result.score for _, result in support)
         where = f"{found.entry.id} ({found.record or 'top level'})"
         return _Outcome(
@@ -575,13 +577,25 @@ def _gives_otherwise(premise: str, proposition: str) -> bool:
     says something else in so many words: the opposite polarity, or one of its values
     given otherwise (:func:`states_another_value`). A small model also reads a
     premise that leaves a detail out as contradicting it."""
-    if states_another_value(premise, proposition):
+    if states_another_value(premise, proposition) and _same_record(premise, proposition):
         return True
     # A premise without all of the proposition's numbers is about another line,
     # date or amount: its polarity says nothing of this one (and is not read).
     return not missing_numbers(proposition, premise) and (
         polarity_conflict(premise, proposition) is not None
     )
+
+
+def _same_record(premise: str, proposition: str) -> bool:
+    """Whether ``premise`` is about what ``proposition`` is about: it writes one of
+    its words other than a number, a time or a unit ("series[0].t: 10:30:00Z", a
+    metric's timestamp, is about no deploy a claim dates at 10:21)."""
+    words = {w for w in content_words(proposition) if not any(c.isdigit() for c in w)}
+    return bool(words - _UNIT_WORDS & stem_set(premise))
+
+
+#: Words of a value that name no record: a time zone, a currency, a unit of time.
+_UNIT_WORDS = frozenset({"utc", "gmt", "z", "eur", "usd", "gbp", "h", "min", "s", "ms"})
 
 
 def _claim_status(claim_id: str, verdicts: list[dict[str, Any]] | None) -> ClaimStatus:
