@@ -74,6 +74,11 @@ When you have what you need, hand over typed claims:
 - an Assertion states one fact; every number and identifier in it is copied verbatim \
 from a tool result, and each of its propositions cites in `ledger_ids` the ledger id \
 of a result that says it;
+- one fact per proposition: "delivered on 14 March" and "its total was $84.50" are \
+two propositions, each citing its result;
+- a proposition may also point at where its result says it, in `cites`: \
+`{"ledger_id": ..., "pointer": "/order/total"}` (a JSON Pointer to the field) or \
+`{"ledger_id": ..., "quote": ...}` (words copied exactly from the result);
 - a claim you cannot support is a Conjecture, or an open question: never an Assertion;
 - never invent, alter or guess a ledger id, and never write `entailment` (the \
 verifier writes it);

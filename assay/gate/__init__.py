@@ -6,6 +6,8 @@ has checked it: :class:`Gate` for hand-overs between agents, :func:`validate_rep
 :func:`annotate` and :func:`self_correcting` for replies to people.
 """
 
+from assay.gate._citations import CitedSpan, nfkc
+from assay.gate._citations import locate as locate_citation
 from assay.gate._correction import self_correcting
 from assay.gate._gate import Gate, ToolLookup
 from assay.gate._manifest import (
@@ -28,6 +30,7 @@ from assay.gate._reply import annotate, validate_reply
 __all__ = [
     "GATE_ERROR_CODES",
     "Artifact",
+    "CitedSpan",
     "DecisionSummary",
     "Gate",
     "GateCheck",
@@ -40,6 +43,8 @@ __all__ = [
     "ToolLookup",
     "annotate",
     "build_manifest",
+    "locate_citation",
+    "nfkc",
     "self_correcting",
     "validate_reply",
 ]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from assay.contract import PointerCitation, QuoteCitation
-from assay.gate._citations import CitedSpan, locate
+from assay.gate import CitedSpan, locate_citation
 from assay.grounding import view_of
 from assay.verifier._premises import Reading, reading_of
 from assay.verifier._slots import ancestors
@@ -74,7 +74,7 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def located(text: str, cites: Sequence[tuple[int, QuoteCitation | PointerCitation]]) -> list[Cited]:
     """Each of an entry's citations with what it names in the stored ``text``."""
-    return [Cited(index=k, cite=cite, found=locate(text, cite)) for k, cite in cites]
+    return [Cited(index=k, cite=cite, found=locate_citation(text, cite)) for k, cite in cites]
 
 
 def cite_records(

@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from assay import ControlPlane
 from assay.contract import PointerCitation, Proposition, QuoteCitation
-from assay.gate import GateDecision
-from assay.gate._citations import CitedSpan, locate
+from assay.gate import CitedSpan, GateDecision
+from assay.gate import locate_citation as locate
 
 ORDER = json.dumps(
     {

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 
 from assay.contract import QuoteCitation
-from assay.gate._citations import CitedSpan, nfkc
+from assay.gate import CitedSpan, nfkc
 from assay.grounding import extract_identifiers, identifier_in_evidence
 from assay.verifier._context import PropositionContext
 from assay.verifier._deterministic import deterministic_gaps
