@@ -3,7 +3,7 @@ verifier's span only when it states none), rendered as data."""
 
 from __future__ import annotations
 
-from assay.service._pages import _span, _templates
+from assay.service._pages import _span, _templates  # pyright: ignore[reportPrivateUsage]
 
 STORED = '{"currency":"USD","order":"D-4410","placed":"2025-03-02","total":29.97}'
 TOTAL = "The total of order D-4410 was $29.97."
