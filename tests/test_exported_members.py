@@ -30,6 +30,7 @@ PUBLIC_MODULES = [
     "assay.evals",
     "assay.ledger",
     "assay.service",
+    "assay.testing",
     "assay.tool_bus",
     "assay.verifier",
 ]
@@ -39,6 +40,8 @@ PUBLIC_MODULES = [
 def test_all_matches_public_names(module_name: str) -> None:
     module = importlib.import_module(module_name)
     exported = set(module.__all__)
+    for name in exported:  # a package imports its names when first used (PEP 562)
+        getattr(module, name)
     public = {
         name
         for name, value in vars(module).items()

@@ -22,19 +22,24 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from pydantic_core import to_jsonable_python
 from rich.console import Console
 from rich.text import Text
 from typer.core import TyperGroup
 
-from assay.control_plane import ControlPlane
 from assay.errors import AssayError, UsageError
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from assay.control_plane import ControlPlane
+    from assay.ledger import Ledger
 
 __all__ = [
     "EXIT_FAILED_CHECK",
@@ -43,6 +48,7 @@ __all__ = [
     "AssayGroup",
     "DbOption",
     "JsonOption",
+    "LedgerStore",
     "age",
     "console",
     "emit_json",
@@ -51,6 +57,7 @@ __all__ = [
     "handles_errors",
     "jsonable",
     "load_reference",
+    "open_ledger",
     "open_plane",
     "report_error",
     "set_debug",
@@ -273,6 +280,8 @@ def _click_message(exc: Exception) -> str:
 
 def jsonable(value: object) -> Any:
     """``value`` (dataclasses, pydantic models, datetimes included) as plain JSON data."""
+    from pydantic_core import to_jsonable_python
+
     return to_jsonable_python(value, fallback=repr)
 
 
@@ -283,7 +292,35 @@ def emit_json(value: object) -> None:
 
 
 def open_plane(db: str | None, *, migrate: bool = True) -> ControlPlane:
+    """The control plane on ``db``; the composition root, and with it LangGraph and
+    the components, is imported only by the commands that open one."""
+    from assay.control_plane import ControlPlane
+
     return ControlPlane.open(db, migrate=migrate)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LedgerStore:
+    """The ledger on one database, without the rest of the control plane: what the
+    commands that only read or check the ledger open (no LangGraph, no model)."""
+
+    engine: Engine
+    ledger: Ledger
+
+
+@contextmanager
+def open_ledger(db: str | None) -> Generator[LedgerStore]:
+    """The ledger on ``db``, its schema brought to the newest revision first (as
+    :func:`open_plane` does); the engine is disposed of on the way out."""
+    from assay import _db
+    from assay.ledger import Ledger
+
+    engine = _db.create_engine(_db.resolve_url(db))
+    try:
+        _db.upgrade(engine)
+        yield LedgerStore(engine=engine, ledger=Ledger(engine))
+    finally:
+        engine.dispose()
 
 
 _REFERENCE = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")

@@ -16,13 +16,14 @@ from dataclasses import replace
 from datetime import UTC
 from difflib import get_close_matches
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup
 
+from assay import evals
 from assay.cli._common import (
     DbOption,
     JsonOption,
@@ -38,28 +39,19 @@ from assay.cli._common import (
     styled,
 )
 from assay.cli._progress import progress_bar
-from assay.control_plane import GraphFactory
 from assay.errors import UsageError
-from assay.evals import (
-    DEFAULT_THRESHOLD_POINTS,
-    GATED_METRICS,
-    CaseDone,
-    CaseRun,
-    EvalCase,
-    EvalReport,
-    EvalRunRecord,
-    RegressionGateResult,
-    Suite,
-    check_precision,
-    check_regressions,
-    eval_history,
-    evaluate,
-    load_suite,
-    read_baseline,
-    record_eval,
-    write_baseline,
-    write_report_dir,
-)
+
+if TYPE_CHECKING:
+    from assay.control_plane import GraphFactory
+    from assay.evals import (
+        CaseDone,
+        CaseRun,
+        EvalCase,
+        EvalReport,
+        EvalRunRecord,
+        RegressionGateResult,
+        Suite,
+    )
 
 __all__ = ["DefaultCommandGroup", "eval_app", "eval_command", "history_command"]
 
@@ -145,20 +137,20 @@ def eval_command(
 ) -> None:
     """Run every case of SUITE on the fenced graph, gate the deploy on the result and
     record the run in the database (exit 1 when the gate fails)."""
-    loaded = load_suite(suite)
+    loaded = evals.load_suite(suite)
     _check_options(only, baseline, update_baseline, report_dir)
     if only:
         loaded = replace(loaded, cases=_selected(loaded, only))
     recorded = None
     if baseline is not None and not update_baseline:
-        recorded = read_baseline(baseline, suite_id=loaded.id)  # refused before any run
+        recorded = evals.read_baseline(baseline, suite_id=loaded.id)  # refused before any run
     factory = load_reference(graph)
     if not callable(factory):
         raise UsageError(f"--graph {graph} is not a factory graph(control_plane)")
     with _progress(len(loaded.cases), shown_if=not as_json) as on_case:
-        report = evaluate(
+        report = evals.evaluate(
             loaded,
-            cast(GraphFactory, factory),
+            cast("GraphFactory", factory),
             database_url=db,
             jobs=jobs,
             on_case=on_case,
@@ -167,12 +159,13 @@ def eval_command(
     if only:
         _check_cases(report, as_json=as_json)
         return
-    result = check_regressions(report, recorded)
+    result = evals.check_regressions(report, recorded)
     with open_plane(db) as cp:
-        kept = record_eval(cp, report, result, baseline=baseline if recorded is not None else None)
-        past = eval_history(cp, suite_id=report.suite_id)[::-1] if report_dir else []
+        kept_baseline = baseline if recorded is not None else None
+        kept = evals.record_eval(cp, report, result, baseline=kept_baseline)
+        past = evals.eval_history(cp, suite_id=report.suite_id)[::-1] if report_dir else []
     if report_dir is not None:  # the HTML report, with the audit of each failed case
-        page = write_report_dir(
+        page = evals.write_report_dir(
             report, report_dir, baseline=recorded, history=past, database_url=db
         )
         err_console().print(f"report written to {shown(str(page))}")
@@ -182,7 +175,7 @@ def eval_command(
         _render(report, result)
         err_console().print(f"recorded as {kept.id} (assay eval history)")
     if update_baseline and baseline is not None and result.passed:
-        write_baseline(report, baseline)
+        evals.write_baseline(report, baseline)
         err_console().print(f"baseline written to {shown(str(baseline))} (suite {report.suite_id})")
     if not result.passed:
         raise typer.Exit(1)
@@ -243,7 +236,7 @@ def _render(report: EvalReport, result: RegressionGateResult) -> None:
     for name, value in report.metrics.gated().items():
         change = before.get(name)
         table.add_row(
-            name + (" (lower is better)" if GATED_METRICS[name] == "lower" else ""),
+            name + (" (lower is better)" if evals.GATED_METRICS[name] == "lower" else ""),
             _pct(value),
             _pct(change.baseline) if change else "",
             _points(change.points if change else None, regressed=bool(change and change.regressed)),
@@ -262,7 +255,7 @@ def _checks(report: EvalReport) -> None:
     table = Table(title="what decided the verdicts")
     for column in ("check", "decided", "entailed", "refused", "precision"):
         table.add_column(column)
-    for found in check_precision(report.cases):
+    for found in evals.check_precision(report.cases):
         table.add_row(
             shown(found.check),
             str(found.decided),
@@ -353,7 +346,7 @@ def history_command(
     the previous run of the suite on the same graph."""
     suite_id = _suite_id(suite)
     with open_plane(db) as cp:
-        records = eval_history(cp, suite_id=suite_id, graph_name=graph_name, limit=limit)
+        records = evals.eval_history(cp, suite_id=suite_id, graph_name=graph_name, limit=limit)
     if as_json:
         emit_json(records)
         return
@@ -366,7 +359,7 @@ def _suite_id(value: str | None) -> str | None:
         return value
     if not Path(value).is_file():
         raise UsageError(f"--suite takes a suite id (ste_...) or a suite file, not {value!r}")
-    return load_suite(value).id
+    return evals.load_suite(value).id
 
 
 #: The history's metric columns: heading, metric, width.
@@ -422,5 +415,5 @@ def _fell(name: str, before: EvalRunRecord | None, now: float | None) -> bool:
         return False
     if now is None:
         return True
-    drop = (was - now) if GATED_METRICS[name] == "higher" else (now - was)
-    return drop * 100 >= DEFAULT_THRESHOLD_POINTS - 1e-9
+    drop = (was - now) if evals.GATED_METRICS[name] == "higher" else (now - was)
+    return drop * 100 >= evals.DEFAULT_THRESHOLD_POINTS - 1e-9

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
-from pydantic import JsonValue
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from assay.cli._common import shown
-from assay.contract import handover_json_schema_text
-from assay.gate import Record, RunManifest
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
+
+    from assay.gate import Record, RunManifest
 
 gate_app = typer.Typer(no_args_is_help=True, help="The non-LLM gate and its hand-over contract.")
 
@@ -21,6 +24,8 @@ gate_app = typer.Typer(no_args_is_help=True, help="The non-LLM gate and its hand
 @gate_app.command("schema")
 def schema_command() -> None:
     """Print the versioned JSON Schema of the hand-over contract."""
+    from assay.contract import handover_json_schema_text
+
     typer.echo(handover_json_schema_text(), nl=False)
 
 

@@ -22,13 +22,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from assay import ledger as log
 from assay.cli._common import (
     EXIT_FAILED_CHECK,
     DbOption,
@@ -39,23 +40,16 @@ from assay.cli._common import (
     fit_line,
     handles_errors,
     jsonable,
-    open_plane,
+    open_ledger,
     shown,
     styled,
 )
 from assay.cli._progress import progress_bar
+from assay.cli._render import evidence_text
 from assay.errors import InvalidKey, InvalidProof, UsageError
-from assay.ledger import (
-    Checkpoint,
-    CheckpointVerifier,
-    LedgerEntry,
-    RunInfo,
-    generate_key,
-    load_verifier,
-    verify_bundle,
-    verify_checkpoint,
-    verify_consistency,
-)
+
+if TYPE_CHECKING:
+    from assay.ledger import CheckpointVerifier, LedgerEntry, RunInfo
 
 ledger_app = typer.Typer(
     no_args_is_help=True,
@@ -113,13 +107,13 @@ def _verifier_key(text: str | None, file: Path | None) -> _VerifierKey:
     if text is not None and file is not None:
         raise UsageError("give the verifier key as --key TEXT or --key-file PATH, not both")
     if file is not None:
-        return _VerifierKey(verifier=load_verifier(file), file=file)
+        return _VerifierKey(verifier=log.load_verifier(file), file=file)
     if text is None:
         raise UsageError(
             "a verifier key is needed: --key TEXT (its name+id+key text) or --key-file PATH"
         )
     try:
-        return _VerifierKey(verifier=load_verifier(text), file=None)
+        return _VerifierKey(verifier=log.load_verifier(text), file=None)
     except InvalidKey as exc:
         raise InvalidKey(f"{exc} (--key takes the key's text; for a file, --key-file)") from None
 
@@ -133,7 +127,7 @@ def ledger_keygen(
     ],
 ) -> None:
     """Make an Ed25519 checkpoint signing key; print its verifier key (C2SP note format)."""
-    signer_text, verifier_text = generate_key(name)
+    signer_text, verifier_text = log.generate_key(name)
     try:
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -164,10 +158,10 @@ def ledger_checkpoint(
     ] = None,
 ) -> None:
     """Sign and print a checkpoint of the log as it stands (C2SP tlog-checkpoint)."""
-    with open_plane(db) as cp:
+    with open_ledger(db) as cp:
         note = cp.ledger.checkpoint(key)
     if out is not None:
-        size = Checkpoint.parse(note.split("\n\n", 1)[0] + "\n").size
+        size = log.Checkpoint.parse(note.split("\n\n", 1)[0] + "\n").size
         target = out / f"{size}.checkpoint" if out.is_dir() else out
         _write_new(target, note)
         err_console().print(f"written to {shown(str(target))}", soft_wrap=True)
@@ -204,7 +198,7 @@ def ledger_export(
 ) -> None:
     """Write an offline audit bundle of RUN to stdout: entries, inclusion proofs and a
     signed checkpoint (check it with ``assay ledger verify-bundle``)."""
-    with open_plane(db) as cp:
+    with open_ledger(db) as cp:
         bundle = cp.ledger.export_bundle(run, key)
     sys.stdout.write(bundle + "\n")
 
@@ -225,7 +219,7 @@ def ledger_verify_bundle(
     except OSError as exc:
         raise UsageError(f"cannot read {bundle}: {exc.strerror}") from None
     try:
-        verified = verify_bundle(data, used.verifier)
+        verified = log.verify_bundle(data, used.verifier)
     except InvalidProof as exc:
         _check_fails("bundle fails", exc.reason)
     cp = verified.checkpoint
@@ -256,18 +250,28 @@ def ledger_verify_bundle(
         console().print("the run recorded no verdicts")
         return
     table = Table(title="claims and the evidence they rest on")
-    for column in ("verdict", "proposition", "label", "score", "evidence", "span text"):
+    for column in ("verdict", "proposition", "label", "score", "evidence: where it states it"):
         table.add_column(column, overflow="fold")
+    texts = {entry.id: entry.text for entry in verified.entries}
     for claim in claims:
         table.add_row(
             shown(str(claim["verdict_entry"])),
             shown(str(claim["proposition"])),
             shown(str(claim["label"])),
             shown(str(claim["score"])),
-            shown(str(claim["evidence"] or "-")),
-            shown(str(claim["quote"])) if claim["quote"] is not None else "-",
+            _bundle_evidence(claim, texts),
         )
     console().print(table)
+
+
+def _bundle_evidence(claim: dict[str, Any], texts: dict[str, str]) -> Text | str:
+    """The evidence entry with its values marked (the verdict's span when it states
+    none of them), or its id alone when the bundle does not hold its text."""
+    ledger_id, span = claim["evidence"], claim["span"]
+    text = texts.get(str(ledger_id))
+    if text is None or claim["quote"] is None:
+        return shown(str(ledger_id or "-"))
+    return evidence_text(str(ledger_id), text, span, str(claim["proposition"]))
 
 
 def _check_fails(what: str, reason: str) -> NoReturn:
@@ -299,12 +303,12 @@ def ledger_witness(
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {checkpoint}: {exc}") from None
     try:
-        old = verify_checkpoint(text, verifier)
+        old = log.verify_checkpoint(text, verifier)
     except InvalidProof as exc:
         _check_fails("checkpoint fails", exc.reason)
     if old.origin != verifier.name:
         _check_fails("checkpoint fails", f"it is of the log {old.origin!r}, not {verifier.name!r}")
-    with open_plane(db) as cp:
+    with open_ledger(db) as cp:
         size, root = cp.ledger.root()
         if old.size > size:
             _check_fails(
@@ -313,7 +317,7 @@ def ledger_witness(
             )
         proof = cp.ledger.consistency_proof(old.size, size)
     try:
-        verify_consistency(old.size, size, old.root, root, proof)
+        log.verify_consistency(old.size, size, old.root, root, proof)
     except InvalidProof as exc:
         _check_fails(
             "not consistent",
@@ -348,7 +352,7 @@ def ledger_show(
     as_json: JsonOption = False,
 ) -> None:
     """Show a run's entries in chain order."""
-    with open_plane(db) as cp:
+    with open_ledger(db) as cp:
         info = cp.ledger.run(run)
         entries = cp.ledger.entries(run)
     if as_json:
@@ -365,7 +369,7 @@ def ledger_verify(
     as_json: JsonOption = False,
 ) -> None:
     """Re-derive every hash of the chain; exit 1 and name the first bad entry if broken."""
-    with open_plane(db) as cp, progress_bar(shown_if=not as_json) as update:
+    with open_ledger(db) as cp, progress_bar(shown_if=not as_json) as update:
         report = cp.ledger.verify(run, progress=update)
     if as_json:
         emit_json(report)

@@ -12,17 +12,13 @@ of any failure. Every command that reads takes ``--json``.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
-import sqlalchemy as sa
 import typer
-from rich.prompt import Confirm
-from sqlalchemy.exc import ArgumentError
 
-from assay import _db
 from assay.cli._common import (
     AssayGroup,
     DbOption,
@@ -31,6 +27,7 @@ from assay.cli._common import (
     emit_json,
     handles_errors,
     load_reference,
+    open_ledger,
     open_plane,
     set_debug,
     shown,
@@ -50,9 +47,11 @@ from assay.cli._runs import StatusFilter, render_runs, run_rows
 from assay.cli._service import serve_command, tokens_app
 from assay.cli._tools import tools_app
 from assay.cli._verifier import app as verifier_app
-from assay.control_plane import ControlPlane
 from assay.errors import UsageError
-from assay.fence import RunResult
+
+if TYPE_CHECKING:
+    from assay.control_plane import ControlPlane
+    from assay.fence import RunResult
 
 app = typer.Typer(
     cls=AssayGroup,
@@ -82,6 +81,8 @@ app.command("serve")(serve_command)
 
 def _version(value: bool) -> None:
     if value:
+        from importlib.metadata import PackageNotFoundError, version
+
         try:
             found = version("assay")
         except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
@@ -129,7 +130,7 @@ def runs_command(
     as_json: JsonOption = False,
 ) -> None:
     """List the newest runs: status, graph, age, thread and task."""
-    with open_plane(db) as cp:
+    with open_ledger(db) as cp:
         statuses = {str(item) for item in status or ()}
         rows = run_rows(cp, statuses=statuses, graph_name=graph_name, limit=limit)
     if as_json:
@@ -145,6 +146,8 @@ def db_upgrade(
     revision: Annotated[str, typer.Option(help="Target revision.")] = "head",
 ) -> None:
     """Bring the schema to the newest revision (or ``--revision``)."""
+    from assay import _db
+
     engine = _db.create_engine(_db.resolve_url(db))
     try:
         _db.upgrade(engine, revision)
@@ -157,6 +160,8 @@ def db_upgrade(
 @handles_errors
 def db_current(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Print the schema revision the database is at, and the newest one."""
+    from assay import _db
+
     url = _db.resolve_url(db)
     _refuse_missing_sqlite_file(url)
     engine = _db.create_engine(url)
@@ -175,6 +180,9 @@ def db_current(db: DbOption = None, as_json: JsonOption = False) -> None:
 def _refuse_missing_sqlite_file(url: str) -> None:
     """A question about a SQLite file that does not exist is answered without
     creating it (opening it would)."""
+    import sqlalchemy as sa
+    from sqlalchemy.exc import ArgumentError
+
     try:
         parsed = sa.make_url(url)
     except (ArgumentError, ValueError):
@@ -189,12 +197,24 @@ def _refuse_missing_sqlite_file(url: str) -> None:
 
 DEFAULT_GRAPH = "assay.apps.reference:graph"
 DEFAULT_DEMO = "assay.apps.reference:demo"
+DEFAULT_GRAPH_NAME = "assay.apps.reference:GRAPH_NAME"
 
 GraphOption = Annotated[
     str,
     typer.Option(
         "--graph",
         help="The fenced graph, as module:attr naming a factory graph(control_plane).",
+    ),
+]
+
+
+ResumeGraphOption = Annotated[
+    str | None,
+    typer.Option(
+        "--graph",
+        help="The fenced graph that started the thread, as module:attr naming a factory "
+        "graph(control_plane); default: the invoice audit, for its threads.",
+        show_default=False,
     ),
 ]
 
@@ -218,6 +238,22 @@ def run_command(
     with open_plane(db) as cp:
         result = cp.run(factory(cp), value, thread_id=thread)
         _show_result(cp, result, as_json=as_json)
+    if result.status == "awaiting_grant" and not as_json:
+        line = resume_command_line(result.thread_id, graph, db)
+        console().print(f"resume with: {shown(line)}", soft_wrap=True)
+
+
+def resume_command_line(thread_id: str, graph: str, db: str | None) -> str:
+    """The exact ``assay resume`` that decides the run paused on ``thread_id``: its
+    graph, and the database when one was named (``--approve`` or ``--deny`` left to
+    the reader to choose, with a name to record)."""
+    words = ["assay", "resume", thread_id]
+    if graph != DEFAULT_GRAPH:
+        words += ["--graph", graph]
+    if db is not None:
+        words += ["--db", db]
+    words += ["--approve", "--approver", "NAME"]
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def _show_result(cp: ControlPlane, result: RunResult, *, as_json: bool) -> None:
@@ -234,18 +270,32 @@ def resume_command(
     approve: Annotated[bool, typer.Option("--approve/--deny", help="Grant or refuse.")],
     approver: Annotated[str, typer.Option(help="Who decides (recorded in the ledger).")],
     reason: Annotated[str | None, typer.Option(help="Why (recorded with the decision).")] = None,
-    graph: GraphOption = DEFAULT_GRAPH,
+    graph: ResumeGraphOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Approve or deny the irreversible calls a paused run waits on, with the graph
-    that started it (another graph is refused)."""
+    that started it (another graph is refused; without --graph, the thread must be
+    the invoice audit's, and the error says which graph it belongs to)."""
     decision: dict[str, object] = {"approve": approve, "approver": approver}
     if reason is not None:
         decision["reason"] = reason
-    factory = _graph_factory(graph)
     with open_plane(db) as cp:
+        factory = _graph_factory(graph if graph is not None else _default_graph_for(cp, thread))
         _show_result(cp, cp.resume(factory(cp), thread, decision), as_json=as_json)
+
+
+def _default_graph_for(cp: ControlPlane, thread: str) -> str:
+    """The invoice audit, when ``thread`` is its; otherwise a usage error that names
+    the thread's graph and how to give it."""
+    owner = cp.status(thread).graph_name
+    if owner == load_reference(DEFAULT_GRAPH_NAME, "the default graph"):
+        return DEFAULT_GRAPH
+    raise UsageError(
+        f"thread {thread!r} belongs to graph {owner!r}: name its factory with "
+        "--graph module:attr, the one `assay run --graph` was given "
+        f"(assay resume {shlex.quote(thread)} --graph MODULE:ATTR ...)"
+    )
 
 
 @app.command("status")
@@ -324,6 +374,8 @@ def _decide(
     cp: ControlPlane, graph: Any, result: RunResult, *, approve: bool | None, approver: str
 ) -> RunResult:
     """The demo's reviewer: ``--approve`` / ``--deny``, or a question on a terminal."""
+    from rich.prompt import Confirm
+
     if approve is None:
         if not console().is_terminal:
             console().print(
@@ -383,7 +435,7 @@ def _graph_factory(reference: str) -> Callable[[ControlPlane], Any]:
     factory = load_reference(reference)
     if not callable(factory):
         raise UsageError(f"--graph {reference} is not a factory graph(control_plane)")
-    return cast(Callable[[ControlPlane], Any], factory)
+    return cast("Callable[[ControlPlane], Any]", factory)
 
 
 def main() -> None:

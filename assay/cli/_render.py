@@ -8,8 +8,9 @@ control characters visible.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 from rich.panel import Panel
@@ -18,10 +19,12 @@ from rich.text import Text
 
 from assay.cli._common import age, fit_line, shown, styled
 from assay.cli._gate import render_manifest
-from assay.control_plane import ControlPlane
-from assay.fence import RunResult, ThreadStatus
-from assay.ledger import Ledger
-from assay.verifier import audited_verdicts
+
+if TYPE_CHECKING:
+    from assay.contract import Unsupported
+    from assay.control_plane import ControlPlane
+    from assay.fence import RoundReasons, RunResult, ThreadStatus
+    from assay.ledger import Ledger
 
 __all__ = ["STATUS_COLOURS", "render_audit", "render_paused", "render_result", "render_thread"]
 
@@ -50,21 +53,10 @@ def render_result(ledger: Ledger, result: RunResult, console: Console) -> None:
     if result.answer:
         console.print(Panel(Text(shown(result.answer)), title="answer", expand=False))
     _evidence_table(ledger, result, console)
-    for item in result.unsupported:
-        console.print(
-            styled(
-                ("unsupported", "yellow"),
-                f" {shown(item.proposition)}\n    missing: {shown(item.missing_evidence)}",
-            )
-        )
-    for error in result.errors:
-        console.print(
-            styled(
-                ("gate", "red"),
-                f" {shown(error.get('code'))} at {shown(error.get('path'))}: "
-                f"{shown(error.get('message'))}",
-            )
-        )
+    _reasons(result.unsupported, result.errors, console)
+    for past in _earlier_rounds(result):
+        console.print(styled((f"round {past.round + 1} was sent back:", "dim")))
+        _reasons(past.unsupported, past.errors, console, indent="  ")
     for pending in result.pending_grants:
         console.print(
             styled(
@@ -89,24 +81,92 @@ def render_result(ledger: Ledger, result: RunResult, console: Console) -> None:
         )
 
 
+def _reasons(
+    unsupported: Sequence[Unsupported],
+    errors: Sequence[Mapping[str, Any]],
+    console: Console,
+    *,
+    indent: str = "",
+) -> None:
+    """What was not established and why, then the gate's findings, each once."""
+    for item in unsupported:
+        console.print(
+            styled(
+                indent,
+                ("unsupported", "yellow"),
+                f" {shown(item.proposition)}\n{indent}    missing: {shown(item.missing_evidence)}",
+            )
+        )
+    for error in errors:
+        console.print(
+            styled(
+                indent,
+                ("gate", "red"),
+                f" {shown(error.get('code'))} at {shown(error.get('path'))}: "
+                f"{shown(error.get('message'))}",
+            )
+        )
+
+
+def _earlier_rounds(result: RunResult) -> list[RoundReasons]:
+    """The refused rounds before the last one (an abstained run's last refused round
+    is the one its ``unsupported`` and ``errors`` already show)."""
+    rounds = list(result.round_reasons)
+    if rounds and (rounds[-1].errors, rounds[-1].unsupported) == (
+        result.errors,
+        result.unsupported,
+    ):
+        rounds.pop()
+    return rounds
+
+
 def _evidence_table(ledger: Ledger, result: RunResult, console: Console) -> None:
-    verdicts = [(c, p) for c in result.claims for p in c.propositions if p.entailment]
+    verdicts = [p for c in result.claims for p in c.propositions if p.entailment]
     if not verdicts:
         return
-    ids = {p.entailment.ledger_id for _, p in verdicts if p.entailment and p.entailment.ledger_id}
+    ids = {p.entailment.ledger_id for p in verdicts if p.entailment and p.entailment.ledger_id}
     entries = ledger.get_many(ids)
-    table = Table(
-        "claim", "entailment", "score", "evidence (ledger id: exact span)", title="verified claims"
-    )
-    for claim, prop in verdicts:
+    table = Table(title="verified claims")
+    for column in ("proposition", "entailment", "score"):
+        table.add_column(column)
+    table.add_column("evidence (ledger id: where it states the values)", overflow="fold")
+    for prop in verdicts:
         verdict = prop.entailment
         assert verdict is not None
-        span = ""
-        if verdict.ledger_id in entries and verdict.span:
-            text = entries[verdict.ledger_id].text[verdict.span[0] : verdict.span[1]]
-            span = f"{verdict.ledger_id}: “{shown(' '.join(text.split()), 110)}”"
-        table.add_row(shown(claim.id), shown(verdict.label), f"{verdict.score:.2f}", span)
+        entry = entries.get(verdict.ledger_id or "")
+        span = Text("")
+        if entry is not None and verdict.span:
+            span = evidence_text(entry.id, entry.text, verdict.span, prop.text)
+        label = f"{shown(prop.id)}\n{shown(prop.text, 80)}"
+        table.add_row(label, shown(verdict.label), f"{verdict.score:.2f}", span)
     console.print(table)
+
+
+#: Characters of evidence shown either side of a value it states, on the terminal.
+_CONTEXT = 24
+_MAX_SPAN = 110
+_SPACES = re.compile(r"\s+")
+
+
+def evidence_text(
+    ledger_id: str, stored: str, span: Sequence[int], statement: str, *, context: int = _CONTEXT
+) -> Text:
+    """``ledger_id: “…”``: where the entry states the statement's values (each one
+    highlighted, with a little context), else the verifier's span, cut to 110
+    characters. White space is made single and control characters visible."""
+    from assay.grounding import marked_excerpt, value_spans
+
+    marks = value_spans(statement, stored)
+    if marks:
+        pieces = marked_excerpt(stored, marks, context=context)
+    else:
+        start, end = span[0], span[1]
+        pieces = [(shown(" ".join(stored[start:end].split()), _MAX_SPAN), False)]
+    text = Text(f"{shown(ledger_id)}: “")
+    for piece, marked in pieces:
+        text.append(shown(_SPACES.sub(" ", piece)), style="bold reverse" if marked else "")
+    text.append("”")
+    return text
 
 
 def render_thread(ledger: Ledger, status: ThreadStatus, console: Console) -> None:
@@ -151,26 +211,24 @@ def render_audit(cp: ControlPlane, run_id: str, console: Console) -> None:
     """A run's claims as audited: each proposition's verdict and the exact ledger span
     it rests on, then its grants and actions, then the full manifest."""
     manifest = cp.manifest(run_id)
-    table = Table(
-        "claim",
-        "proposition",
-        "entailment",
-        "score",
-        "evidence span",
-        title=f"claims of {shown(run_id)}",
-    )
-    for row in audit_claims(cp, run_id):
-        span_text = ""
-        if row["span"] is not None:
-            start, end = row["span"]
-            span_text = f"{shown(row['ledger_id'])}[{start}:{end}] “{shown(row['quote'])}”"
+    table = Table(title=f"claims of {shown(run_id)}")
+    for column in ("claim", "proposition", "entailment", "score"):
+        table.add_column(column)
+    table.add_column("evidence: where it states the values", overflow="fold")
+    rows = audit_claims(cp, run_id)
+    entries = cp.ledger.get_many(r["ledger_id"] for r in rows if r["ledger_id"])
+    for row in rows:
+        entry = entries.get(row["ledger_id"] or "")
+        span_text: Text | str = shown(row["reason"] or "")
+        if row["span"] is not None and entry is not None:
+            span_text = evidence_text(entry.id, entry.text, row["span"], str(row["proposition"]))
         table.add_row(
             shown(row["claim_id"]),
             shown(row["proposition"]),
             # The label, and under it what decided it (a check's id or the model).
             f"{shown(row['label'])}\n{shown(decided_by(row))}",
             f"{row['score']:.2f}",
-            span_text or shown(row["reason"] or ""),
+            span_text,
         )
     console.print(table)
     render_manifest(manifest, console)
@@ -188,6 +246,8 @@ def decided_by(row: Mapping[str, Any]) -> str:
 def audit_claims(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
     """The verifier's verdicts on the run's propositions, each with the exact span of
     the ledger entry it rests on (``quote``, white space made single)."""
+    from assay.verifier import audited_verdicts
+
     return [
         {
             "claim_id": v.record["claim_id"],

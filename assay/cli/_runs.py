@@ -2,8 +2,9 @@
 
 A run started by a fenced graph carries its thread and graph in the run's ledger
 metadata, and its task as the run's ``user:task`` fact; its status is its thread's
-(``cp.status``) while the thread's current run is this one. A run written to the
-ledger directly has no status (``-``).
+(the fence's thread row) while the thread's current run is this one. A run written
+to the ledger directly has no status (``-``). Only the ledger and the thread rows
+are read: listing runs loads no graph, no LangGraph and no model.
 """
 
 from __future__ import annotations
@@ -12,17 +13,18 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
-from assay.cli._common import age, fit_line, shown
+from assay.cli._common import LedgerStore, age, fit_line, shown
 from assay.cli._render import STATUS_COLOURS
-from assay.control_plane import ControlPlane
 from assay.errors import UsageError
-from assay.fence import ThreadStatus
-from assay.ledger import RunInfo
+
+if TYPE_CHECKING:
+    from assay.fence import ThreadRow
+    from assay.ledger import RunInfo
 
 __all__ = ["RunRow", "StatusFilter", "render_runs", "run_rows"]
 
@@ -60,7 +62,7 @@ class RunRow:
 
 
 def run_rows(
-    cp: ControlPlane,
+    cp: LedgerStore,
     *,
     statuses: Collection[str] = (),
     graph_name: str | None = None,
@@ -80,14 +82,14 @@ def run_rows(
     return rows
 
 
-def _run_row(cp: ControlPlane, info: RunInfo) -> RunRow:
+def _run_row(cp: LedgerStore, info: RunInfo) -> RunRow:
     meta = info.metadata
     thread_id = _text(meta.get("thread_id"))
     thread = _thread(cp, thread_id)
     current = thread is not None and thread.run_id == info.run_id
     graph, version = _text(meta.get("graph")), _text(meta.get("graph_version"))
     if thread is not None and current:
-        graph, version = thread.graph_name, thread.graph_version
+        graph, version = thread.graph.name, thread.graph.version
     return RunRow(
         run_id=info.run_id,
         status=thread.status if thread is not None and current else None,
@@ -106,16 +108,18 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _thread(cp: ControlPlane, thread_id: str | None) -> ThreadStatus | None:
+def _thread(cp: LedgerStore, thread_id: str | None) -> ThreadRow | None:
+    from assay.fence import check_thread_id, thread_row
+
     if thread_id is None:
         return None
     try:
-        return cp.status(thread_id)
-    except UsageError:  # no such thread, or metadata naming none that could exist
+        return thread_row(cp.engine, check_thread_id(thread_id))
+    except UsageError:  # metadata naming a thread id that could not exist
         return None
 
 
-def _task(cp: ControlPlane, run_id: str) -> str | None:
+def _task(cp: LedgerStore, run_id: str) -> str | None:
     for entry in cp.ledger.entries(run_id, kinds=["human_fact"]):
         if entry.source == _TASK_SOURCE:
             return entry.text

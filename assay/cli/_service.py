@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
+from assay import service
 from assay.cli._common import (
     DbOption,
     JsonOption,
@@ -27,15 +28,13 @@ from assay.cli._common import (
     shown,
 )
 from assay.errors import ConfigurationError
-from assay.service import (
-    GRAPHS_ENV,
-    ROLES,
-    TokenInfo,
-    TokenStore,
-    load_factory,
-    parse_duration,
-    parse_graph_specs,
-)
+
+if TYPE_CHECKING:
+    from assay.service import TokenInfo
+
+#: The roles a token may have, as ``assay tokens create --help`` names them (the
+#: service's ``ROLES``; written out so that the help loads no database code).
+ROLE_NAMES = "agent, reviewer, auditor, admin"
 
 __all__ = ["serve_command", "tokens_app"]
 
@@ -56,7 +55,7 @@ def _token_row(info: TokenInfo) -> dict[str, object]:
 @tokens_app.command("create")
 @handles_errors
 def tokens_create(
-    role: Annotated[str, typer.Option(help=f"One of {', '.join(ROLES)}.")],
+    role: Annotated[str, typer.Option(help=f"One of {ROLE_NAMES}.")],
     name: Annotated[str, typer.Option(help="The principal: recorded as approver or starter.")],
     expires_in: Annotated[
         str | None, typer.Option("--expires-in", help="Lifetime, e.g. 30d, 12h (default: none).")
@@ -65,9 +64,9 @@ def tokens_create(
     as_json: JsonOption = False,
 ) -> None:
     """Make a token and print its secret, this once: it is stored as a hash only."""
-    lifetime = parse_duration(expires_in) if expires_in is not None else None
+    lifetime = service.parse_duration(expires_in) if expires_in is not None else None
     with open_plane(db) as cp:
-        issued = TokenStore(cp.engine).create(name=name, role=role, expires_in=lifetime)
+        issued = service.TokenStore(cp.engine).create(name=name, role=role, expires_in=lifetime)
     if as_json:
         emit_json({**_token_row(issued.info), "secret": issued.secret})
         return
@@ -86,7 +85,7 @@ def tokens_list(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Every token, the newest first, with when it expires or was revoked; never a
     secret."""
     with open_plane(db) as cp:
-        found = TokenStore(cp.engine).list_all()
+        found = service.TokenStore(cp.engine).list_all()
     if as_json:
         emit_json([_token_row(info) for info in found])
         return
@@ -118,7 +117,7 @@ def tokens_revoke(
 ) -> None:
     """Stop a token from opening the service (revoking it again changes nothing)."""
     with open_plane(db) as cp:
-        info = TokenStore(cp.engine).revoke(token_id)
+        info = service.TokenStore(cp.engine).revoke(token_id)
     if as_json:
         emit_json(_token_row(info))
         return
@@ -149,7 +148,7 @@ def serve_command(
 ) -> None:
     """Serve runs, grants, audits and the ledger over HTTP (OpenAPI at /openapi.json);
     needs the serve extra."""
-    specs = parse_graph_specs(tuple(graph))
+    specs = service.parse_graph_specs(tuple(graph))
     try:
         import uvicorn
     except ImportError:
@@ -157,11 +156,11 @@ def serve_command(
             "assay serve needs the serve extra: pip install 'assay[serve]'"
         ) from None
     for reference in specs.values():
-        load_factory(reference)  # one that does not load fails here, once, not per worker
+        service.load_factory(reference)  # one that does not load fails here, once, not per worker
     with open_plane(db):  # the schema at head before any worker starts
         pass
     # What every worker reads (settings_from_env and graphs_from_env).
-    os.environ[GRAPHS_ENV] = ",".join(f"{name}={ref}" for name, ref in specs.items())
+    os.environ[service.GRAPHS_ENV] = ",".join(f"{name}={ref}" for name, ref in specs.items())
     if db is not None:
         os.environ["ASSAY_DATABASE_URL"] = db
     uvicorn.run(

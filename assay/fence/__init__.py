@@ -1,57 +1,65 @@
 """Fencing LangGraph graphs: the control plane's nodes, ``fence()``, results, and the
 runner that starts, resumes and lists runs of any fenced graph."""
 
-from assay.fence._checkpointer import Checkpointer
-from assay.fence._components import FenceComponents
-from assay.fence._decisions import DecisionStore, StoredDecision
-from assay.fence._fence import FencedGraph, build_result, compose_answer, fence, graph_identity
-from assay.fence._nodes import (
-    abstain_node,
-    act_node,
-    gate_node,
-    grant_node,
-    policy_node,
-    verify_node,
-)
-from assay.fence._react import (
-    HANDOVER_PROMPT,
-    ReactAgent,
-    ToolSelection,
-    bus_tools,
-    handover_response_schema,
-    react_agent,
-)
-from assay.fence._result import (
-    ActionRecord,
-    PendingGrant,
-    RunResult,
-    RunStatus,
-    ThreadState,
-    ThreadStatus,
-)
-from assay.fence._review import (
-    REVIEW_DECISION_SCHEMA_ID,
-    REVIEW_REQUEST_SCHEMA_ID,
-    REVIEW_SCHEMA_VERSION,
-    EvidenceSpan,
-    IntentDecision,
-    IntentDecisions,
-    PendingCall,
-    Refusal,
-    ReviewClaim,
-    ReviewDecision,
-    ReviewProposition,
-    ReviewRequest,
-    parse_decision,
-    review_decision_json_schema,
-    review_decision_json_schema_text,
-    review_request_json_schema,
-    review_request_json_schema_text,
-)
-from assay.fence._runner import aresume, arun, paused, resume, run, status
-from assay.fence._state import Feedback, FenceState, GateErrorFeedback, UnsupportedFeedback
-from assay.fence._threads import GraphIdentity
-from assay.fence._tracing import InvocationSpan, invocation_span, traced_node
+import typing
+
+from assay._lazy import exports as _exports
+
+if typing.TYPE_CHECKING:
+    from assay.fence._checkpointer import Checkpointer
+    from assay.fence._components import FenceComponents
+    from assay.fence._decisions import DecisionStore, StoredDecision
+    from assay.fence._fence import FencedGraph, build_result, compose_answer, fence, graph_identity
+    from assay.fence._nodes import (
+        abstain_node,
+        act_node,
+        gate_node,
+        grant_node,
+        policy_node,
+        verify_node,
+    )
+    from assay.fence._react import (
+        HANDOVER_PROMPT,
+        ReactAgent,
+        ToolSelection,
+        bus_tools,
+        handover_response_schema,
+        react_agent,
+    )
+    from assay.fence._result import (
+        ActionRecord,
+        PendingGrant,
+        RoundReasons,
+        RunResult,
+        RunStatus,
+        ThreadState,
+        ThreadStatus,
+    )
+    from assay.fence._review import (
+        REVIEW_DECISION_SCHEMA_ID,
+        REVIEW_REQUEST_SCHEMA_ID,
+        REVIEW_SCHEMA_VERSION,
+        EvidenceSpan,
+        IntentDecision,
+        IntentDecisions,
+        PendingCall,
+        Refusal,
+        ReviewClaim,
+        ReviewDecision,
+        ReviewProposition,
+        ReviewRequest,
+        parse_decision,
+        review_decision_json_schema,
+        review_decision_json_schema_text,
+        review_request_json_schema,
+        review_request_json_schema_text,
+    )
+    from assay.fence._runner import aresume, arun, paused, resume, run, status
+    from assay.fence._state import Feedback, FenceState, GateErrorFeedback, UnsupportedFeedback
+    from assay.fence._threads import GraphIdentity, ThreadRow, check_thread_id
+    from assay.fence._threads import get as thread_row
+    from assay.fence._tracing import InvocationSpan, invocation_span, traced_node
+
 
 __all__ = [
     "HANDOVER_PROMPT",
@@ -79,9 +87,11 @@ __all__ = [
     "ReviewDecision",
     "ReviewProposition",
     "ReviewRequest",
+    "RoundReasons",
     "RunResult",
     "RunStatus",
     "StoredDecision",
+    "ThreadRow",
     "ThreadState",
     "ThreadStatus",
     "ToolSelection",
@@ -92,6 +102,7 @@ __all__ = [
     "arun",
     "build_result",
     "bus_tools",
+    "check_thread_id",
     "compose_answer",
     "fence",
     "gate_node",
@@ -110,6 +121,78 @@ __all__ = [
     "review_request_json_schema_text",
     "run",
     "status",
+    "thread_row",
     "traced_node",
     "verify_node",
 ]
+
+
+# Each name is imported from its home when first used (PEP 562): importing the
+# package loads none of them.
+__getattr__, __dir__ = _exports(
+    __name__,
+    {
+        "Checkpointer": "assay.fence._checkpointer",
+        "FenceComponents": "assay.fence._components",
+        "DecisionStore": "assay.fence._decisions",
+        "StoredDecision": "assay.fence._decisions",
+        "FencedGraph": "assay.fence._fence",
+        "build_result": "assay.fence._fence",
+        "compose_answer": "assay.fence._fence",
+        "fence": "assay.fence._fence",
+        "graph_identity": "assay.fence._fence",
+        "abstain_node": "assay.fence._nodes",
+        "act_node": "assay.fence._nodes",
+        "gate_node": "assay.fence._nodes",
+        "grant_node": "assay.fence._nodes",
+        "policy_node": "assay.fence._nodes",
+        "verify_node": "assay.fence._nodes",
+        "HANDOVER_PROMPT": "assay.fence._react",
+        "ReactAgent": "assay.fence._react",
+        "ToolSelection": "assay.fence._react",
+        "bus_tools": "assay.fence._react",
+        "handover_response_schema": "assay.fence._react",
+        "react_agent": "assay.fence._react",
+        "ActionRecord": "assay.fence._result",
+        "PendingGrant": "assay.fence._result",
+        "RoundReasons": "assay.fence._result",
+        "RunResult": "assay.fence._result",
+        "RunStatus": "assay.fence._result",
+        "ThreadState": "assay.fence._result",
+        "ThreadStatus": "assay.fence._result",
+        "REVIEW_DECISION_SCHEMA_ID": "assay.fence._review",
+        "REVIEW_REQUEST_SCHEMA_ID": "assay.fence._review",
+        "REVIEW_SCHEMA_VERSION": "assay.fence._review",
+        "EvidenceSpan": "assay.fence._review",
+        "IntentDecision": "assay.fence._review",
+        "IntentDecisions": "assay.fence._review",
+        "PendingCall": "assay.fence._review",
+        "Refusal": "assay.fence._review",
+        "ReviewClaim": "assay.fence._review",
+        "ReviewDecision": "assay.fence._review",
+        "ReviewProposition": "assay.fence._review",
+        "ReviewRequest": "assay.fence._review",
+        "parse_decision": "assay.fence._review",
+        "review_decision_json_schema": "assay.fence._review",
+        "review_decision_json_schema_text": "assay.fence._review",
+        "review_request_json_schema": "assay.fence._review",
+        "review_request_json_schema_text": "assay.fence._review",
+        "aresume": "assay.fence._runner",
+        "arun": "assay.fence._runner",
+        "paused": "assay.fence._runner",
+        "resume": "assay.fence._runner",
+        "run": "assay.fence._runner",
+        "status": "assay.fence._runner",
+        "Feedback": "assay.fence._state",
+        "FenceState": "assay.fence._state",
+        "GateErrorFeedback": "assay.fence._state",
+        "UnsupportedFeedback": "assay.fence._state",
+        "GraphIdentity": "assay.fence._threads",
+        "ThreadRow": "assay.fence._threads",
+        "check_thread_id": "assay.fence._threads",
+        "thread_row": "assay.fence._threads:get",
+        "InvocationSpan": "assay.fence._tracing",
+        "invocation_span": "assay.fence._tracing",
+        "traced_node": "assay.fence._tracing",
+    },
+)

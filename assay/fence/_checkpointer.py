@@ -92,13 +92,14 @@ SQLITE_PRAGMAS = (
 def _serializer() -> JsonPlusSerializer:
     """A serializer that revives assay's own result records and nothing unexpected."""
     from assay.contract import Claim, Proposition, PropositionVerdict, Unsupported
-    from assay.fence._result import ActionRecord, PendingGrant, RunResult
+    from assay.fence._result import ActionRecord, PendingGrant, RoundReasons, RunResult
 
     return JsonPlusSerializer(
         allowed_msgpack_modules=[
             RunResult,
             ActionRecord,
             PendingGrant,
+            RoundReasons,
             Unsupported,
             Claim,
             Proposition,

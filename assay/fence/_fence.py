@@ -38,8 +38,14 @@ from assay.fence._nodes import (
     policy_node,
     verify_node,
 )
-from assay.fence._result import ActionRecord, PendingGrant, RunResult, RunStatus
-from assay.fence._state import ActionItem, FenceState, PendingItem, verified_handover
+from assay.fence._result import ActionRecord, PendingGrant, RoundReasons, RunResult, RunStatus
+from assay.fence._state import (
+    ActionItem,
+    FenceState,
+    PendingItem,
+    RoundItem,
+    verified_handover,
+)
 from assay.fence._threads import GraphIdentity
 from assay.fence._tracing import traced_node
 from assay.tool_bus import Policy, load_policy
@@ -143,7 +149,8 @@ def fence(
         ),
     )
     builder.add_node("verify", traced_node("verify", verify_node(control_plane)))
-    builder.add_node("abstain", traced_node("abstain", abstain_node(control_plane)))
+    abstain = _recording_round(abstain_node(control_plane))
+    builder.add_node("abstain", traced_node("abstain", abstain))
     builder.add_node(
         "policy", traced_node("policy", _announcing_pending(acting, policy_node(acting)))
     )
@@ -222,6 +229,7 @@ def _begin(components: FenceComponents, identity: GraphIdentity) -> _ConfiguredN
             "graph": {"name": identity.name, "version": identity.version},
             "round": 0,
             "feedback": [],
+            "round_reasons": [],
             "failure": None,
             "granted": {},
             "denied": {},
@@ -247,6 +255,22 @@ def _announcing_pending(components: FenceComponents, policy: Node) -> Node:
         return update
 
     return policy_then_result
+
+
+def _recording_round(abstain: Node) -> Node:
+    """Keep the round's reasons before the abstain node turns them into feedback, so
+    the result shows every round's, not only the last one's."""
+
+    def abstain_and_record(state: FenceState) -> FenceState:
+        update = abstain(state)
+        unsupported = [u.to_dict() for u in _unsupported(state)]
+        item = RoundItem(
+            round=state.get("round", 0), errors=_errors(state), unsupported=unsupported
+        )
+        update["round_reasons"] = [*state.get("round_reasons", []), item]
+        return update
+
+    return abstain_and_record
 
 
 def _after_gate(state: FenceState) -> Literal["verify", "abstain", "finish"]:
@@ -292,11 +316,7 @@ def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunRe
         and c.propositions
         and all(p.entailment and p.entailment.label == "entailment" for p in c.propositions)
     )
-    unsupported = tuple(
-        Unsupported.from_dict(cast(dict[str, Any], u)) for u in state.get("unsupported", [])
-    )
-    if handover is None and not unsupported:
-        unsupported = tuple(refused_propositions(state))
+    unsupported = tuple(_unsupported(state, handover))
     pending = tuple(_pending(p) for p in state.get("pending", []))
     status = _status(state, handover, claims, pending)
     answer = (
@@ -313,6 +333,24 @@ def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunRe
         actions=tuple(_action(a) for a in state.get("actions", [])),
         errors=tuple(_errors(state)),
         rounds=state.get("round", 0),
+        round_reasons=tuple(_round(item) for item in state.get("round_reasons", [])),
+    )
+
+
+def _unsupported(state: FenceState, handover: Handover | None = None) -> list[Unsupported]:
+    """The round's ``Unsupported`` propositions: the verifier's, or, for a hand-over
+    the gate refused, its refused propositions with the gate's reasons."""
+    found = [Unsupported.from_dict(cast(dict[str, Any], u)) for u in state.get("unsupported", [])]
+    if handover is None and not found:
+        found = refused_propositions(state)
+    return found
+
+
+def _round(item: RoundItem) -> RoundReasons:
+    return RoundReasons(
+        round=item["round"],
+        errors=tuple(item["errors"]),
+        unsupported=tuple(Unsupported.from_dict(u) for u in item["unsupported"]),
     )
 
 

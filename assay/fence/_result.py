@@ -63,6 +63,20 @@ class PendingGrant:
 
 
 @dataclass(frozen=True, kw_only=True)
+class RoundReasons:
+    """Why one round's hand-over was sent back: the gate's findings (``errors``) and
+    the propositions not established (``unsupported``), as the agent was told them."""
+
+    round: int
+    errors: tuple[dict[str, Any], ...] = ()
+    unsupported: tuple[Unsupported, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "errors", tuple(self.errors))
+        object.__setattr__(self, "unsupported", tuple(self.unsupported))
+
+
+@dataclass(frozen=True, kw_only=True)
 class RunResult:
     """The outcome of a fenced run.
 
@@ -73,6 +87,10 @@ class RunResult:
     (the agent failed or never produced a hand-over the gate accepted; see
     ``errors``). ``claims`` holds only verified claims, each proposition with its
     ``entailment``; ``answer`` is composed from them alone.
+
+    ``errors`` and ``unsupported`` are the last round's; ``round_reasons`` holds
+    every refused round's reasons, first to last, so a run answered after a retry
+    still says why its first hand-over was sent back.
     """
 
     run_id: str
@@ -85,10 +103,12 @@ class RunResult:
     actions: tuple[ActionRecord, ...] = ()
     errors: tuple[dict[str, Any], ...] = field(default=())
     rounds: int = 0
+    round_reasons: tuple[RoundReasons, ...] = ()
 
     def __post_init__(self) -> None:
         # Checkpoints store sequences as lists; a result read back is the same value.
-        for name in ("claims", "unsupported", "pending_grants", "actions", "errors"):
+        names = ("claims", "unsupported", "pending_grants", "actions", "errors", "round_reasons")
+        for name in names:
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
 

@@ -54,6 +54,14 @@ class GateErrorItem(TypedDict):
     message: str
 
 
+class RoundItem(TypedDict):
+    """One refused round's reasons: its gate findings and ``Unsupported`` items."""
+
+    round: int
+    errors: list[dict[str, Any]]
+    unsupported: list[dict[str, Any]]
+
+
 class UnsupportedItem(TypedDict):
     """One ``Unsupported`` proposition (:meth:`~assay.contract.Unsupported.to_dict`) and
     the ledger entry that records it."""
@@ -156,6 +164,8 @@ class FenceState(TypedDict, total=False):
     graph: GraphKey
     round: int
     feedback: list[Feedback]
+    #: Every refused round's reasons, first to last (``RunResult.round_reasons``).
+    round_reasons: list[RoundItem]
     #: The agent's hand-over as it gave it (a model as its dict): the gate decides
     #: what it is.
     handover: Any

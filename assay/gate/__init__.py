@@ -6,26 +6,32 @@ has checked it: :class:`Gate` for hand-overs between agents, :func:`validate_rep
 :func:`annotate` and :func:`self_correcting` for replies to people.
 """
 
-from assay.gate._citations import CitedSpan, nfkc
-from assay.gate._citations import locate as locate_citation
-from assay.gate._correction import self_correcting
-from assay.gate._gate import Gate, ToolLookup
-from assay.gate._manifest import (
-    Artifact,
-    DecisionSummary,
-    Phase,
-    Record,
-    RunManifest,
-    build_manifest,
-)
-from assay.gate._records import (
-    GATE_ERROR_CODES,
-    GateCheck,
-    GateDecision,
-    GateFinding,
-    ReplyReport,
-)
-from assay.gate._reply import annotate, validate_reply
+import typing
+
+from assay._lazy import exports as _exports
+
+if typing.TYPE_CHECKING:
+    from assay.gate._citations import CitedSpan, nfkc
+    from assay.gate._citations import locate as locate_citation
+    from assay.gate._correction import self_correcting
+    from assay.gate._gate import Gate, ToolLookup
+    from assay.gate._manifest import (
+        Artifact,
+        DecisionSummary,
+        Phase,
+        Record,
+        RunManifest,
+        build_manifest,
+    )
+    from assay.gate._records import (
+        GATE_ERROR_CODES,
+        GateCheck,
+        GateDecision,
+        GateFinding,
+        ReplyReport,
+    )
+    from assay.gate._reply import annotate, validate_reply
+
 
 __all__ = [
     "GATE_ERROR_CODES",
@@ -48,3 +54,31 @@ __all__ = [
     "self_correcting",
     "validate_reply",
 ]
+
+
+# Each name is imported from its home when first used (PEP 562): importing the
+# package loads none of them.
+__getattr__, __dir__ = _exports(
+    __name__,
+    {
+        "CitedSpan": "assay.gate._citations",
+        "locate_citation": "assay.gate._citations:locate",
+        "nfkc": "assay.gate._citations",
+        "self_correcting": "assay.gate._correction",
+        "Gate": "assay.gate._gate",
+        "ToolLookup": "assay.gate._gate",
+        "Artifact": "assay.gate._manifest",
+        "DecisionSummary": "assay.gate._manifest",
+        "Phase": "assay.gate._manifest",
+        "Record": "assay.gate._manifest",
+        "RunManifest": "assay.gate._manifest",
+        "build_manifest": "assay.gate._manifest",
+        "GATE_ERROR_CODES": "assay.gate._records",
+        "GateCheck": "assay.gate._records",
+        "GateDecision": "assay.gate._records",
+        "GateFinding": "assay.gate._records",
+        "ReplyReport": "assay.gate._records",
+        "annotate": "assay.gate._reply",
+        "validate_reply": "assay.gate._reply",
+    },
+)

@@ -34,6 +34,8 @@ Entries = dict[str, LedgerEntry]
 Where = tuple[str | int, ...]
 
 _NEEDS_EVIDENCE = frozenset({"Assertion", "Quote"})
+#: Kinds whose miss is a wrong value (``unverified_value``): read again, not searched for.
+_VALUE_KINDS = frozenset({"amount", "date", "quantity"})
 #: Wording by which a statement says its value came from a tool, not from the user.
 _TOOL_ORIGIN = re.compile(
     r"\b(?:(?:the\s+)?(?:tool|api|query|search|lookup|database|db|system|endpoint|service|"
@@ -365,13 +367,17 @@ def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list
     claim_evidence: dict[str, list[LedgerEntry]] = {}
     for i, claim in enumerate(handover.claims):
         union: list[LedgerEntry] = []
+        said: list[GateFinding] = []
         for j, prop in enumerate(claim.propositions):
             evidence = evidence_of(run_id, prop, entries)
             union += evidence
             if within_size(prop):  # a longer one is refused as proposition_too_long
-                errors += _proposition_provenance(("claims", i, "propositions", j), prop, evidence)
-        errors += _text_provenance(
-            [(("claims", i, "text"), claim.text)], union, tool_origin=_says_tool(claim.text)
+                said += _proposition_provenance(("claims", i, "propositions", j), prop, evidence)
+        errors += said + _unsaid(
+            said,
+            _text_provenance(
+                [(("claims", i, "text"), claim.text)], union, tool_origin=_says_tool(claim.text)
+            ),
         )
         claim_evidence[claim.id] = union
         claim_evidence.update({p.id: evidence_of(run_id, p, entries) for p in claim.propositions})
@@ -436,10 +442,17 @@ def _text_provenance(
             if grounded.miscalculation is not None:
                 wrong = describe_computation(grounded.miscalculation)
                 message += f", and it is not what it says it computes: {wrong}"
-            errors.append(
-                GateFinding(code="unverified_identifier", path=path(*where), message=message)
-            )
+            code = "unverified_value" if ident.kind in _VALUE_KINDS else "unverified_identifier"
+            errors.append(GateFinding(code=code, path=path(*where), message=message))
     return errors
+
+
+def _unsaid(said: list[GateFinding], claim_text: list[GateFinding]) -> list[GateFinding]:
+    """The claim text's findings that none of its propositions already reports: a
+    problem is reported once, on the proposition it belongs to, and on the claim's
+    text only when no proposition states the value."""
+    reported = {(f.code, f.message) for f in said}
+    return [f for f in claim_text if (f.code, f.message) not in reported]
 
 
 def _distinct(entries: list[LedgerEntry]) -> list[LedgerEntry]:

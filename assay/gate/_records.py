@@ -32,6 +32,7 @@ GATE_ERROR_CODES: frozenset[str] = frozenset(
         "failed_without_errors",
         "unresolved_open_question",
         "unverified_identifier",
+        "unverified_value",
         "suspicious_characters",
         "provenance_mismatch",
         "proposition_too_long",

@@ -80,6 +80,7 @@ from assay.grounding._quantities import (
     same,
     supports,
 )
+from assay.grounding._spans import marked_excerpt, value_spans
 from assay.grounding._unicode import (
     BIDI_CONTROLS,
     VARIATION_SELECTORS,
@@ -167,6 +168,7 @@ __all__ = [
     "identifiers_of",
     "index_evidence",
     "lookalike_of",
+    "marked_excerpt",
     "measure",
     "normalise",
     "occurrence_of",
@@ -179,6 +181,7 @@ __all__ = [
     "script_of",
     "supports",
     "unit_of",
+    "value_spans",
     "view_of",
     "visible",
     "years_in",

@@ -45,6 +45,7 @@ from assay.errors import (
     UsageError,
 )
 from assay.fence import FencedGraph, GraphIdentity, ThreadStatus
+from assay.grounding import marked_excerpt, value_spans
 from assay.ledger import LedgerEntry
 from assay.service._auth import PERMISSIONS, Authenticator, Permission
 from assay.service._principals import same_principal
@@ -207,28 +208,29 @@ def _render(name: str, status: int = 200, **values: Any) -> HTMLResponse:
 
 @dataclass(frozen=True)
 class _Span:
-    """An evidence span inside its ledger entry: the text around it and the span."""
+    """Evidence inside its ledger entry: pieces of text, each marked or not (the
+    values the statement states, else the verifier's span), ``…`` where cut."""
 
-    before: str
-    marked: str
-    after: str
-    cut_before: bool
-    cut_after: bool
+    parts: tuple[tuple[str, bool], ...]
     found: bool
 
 
-def _span(text: str | None, start: object, end: object, quote: str | None) -> _Span | None:
-    """``text[start:end]`` with its context, or the quote alone when the entry is
-    not at hand (``found`` is then false, and the page says so)."""
+def _span(
+    text: str | None, start: object, end: object, quote: str | None, statement: object = None
+) -> _Span | None:
+    """Where the entry states the statement's values, each marked, with their context;
+    else ``text[start:end]`` marked; or the quote alone when the entry is not at hand
+    (``found`` is then false, and the page says so)."""
     ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end))
     if text is not None and ints:
         s, e = cast(int, start), cast(int, end)
         if 0 <= s <= e <= len(text):
-            lo, hi = max(0, s - _CONTEXT), min(len(text), e + _CONTEXT)
-            return _Span(text[lo:s], text[s:e], text[e:hi], lo > 0, hi < len(text), True)
+            marks = value_spans(statement, text) if isinstance(statement, str) else []
+            pieces = marked_excerpt(text, marks or [(s, e)], context=_CONTEXT)
+            return _Span(tuple(pieces), True)
     if quote is None:
         return None
-    return _Span("", quote, "", False, False, False)
+    return _Span(((quote, True),), False)
 
 
 class _PageError(Exception):
@@ -358,6 +360,7 @@ def _proposition(prop: Mapping[str, Any], entries: Mapping[str, LedgerEntry]) ->
             evidence.get("start"),
             evidence.get("end"),
             evidence.get("text"),
+            prop.get("text"),
         ),
     }
 
@@ -369,7 +372,8 @@ def _audit_claims(cp: ControlPlane, claims: list[dict[str, Any]]) -> list[dict[s
         entry = entries.get(claim["ledger_id"]) if claim.get("ledger_id") else None
         span = claim.get("span") or [None, None]
         text = entry.text if entry is not None else None
-        rows.append({**claim, "mark": _span(text, span[0], span[1], claim.get("quote"))})
+        mark = _span(text, span[0], span[1], claim.get("quote"), claim.get("proposition"))
+        rows.append({**claim, "mark": mark})
     return rows
 
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -57,6 +57,7 @@ from assay._db import InsertIfAbsent
 from assay.errors import ContentTooLarge, RunError, ToolNotFound
 from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json
 from assay.tool_bus import _tables as t
+from assay.tool_bus._context import call_context, with_context
 from assay.tool_bus._effects import (
     EffectHolder,
     EffectKey,
@@ -135,6 +136,8 @@ class _Step:
     call: _Call
     spec: ToolSpec
     binding: Binding
+    #: The binding's handler, given the call's ``ToolContext`` if it asks for one.
+    handler: Callable[..., Any]
     call_entry: LedgerEntry
     timeout_s: float | None
     args: dict[str, Any] = field(default_factory=dict[str, Any])
@@ -196,7 +199,7 @@ class ToolBus(CallSettling):
         )
         if isinstance(step, ToolResult):
             return step
-        outcome = run_sync(step.binding.handler, step.args, step.timeout_s)
+        outcome = run_sync(step.handler, step.args, step.timeout_s)
         result = self._finish(step, outcome)
         if outcome.reraise and outcome.error is not None:
             raise outcome.error
@@ -232,7 +235,7 @@ class ToolBus(CallSettling):
             raise
         if isinstance(step, ToolResult):
             return step
-        outcome = await run_async(step.binding.handler, step.args, step.timeout_s)
+        outcome = await run_async(step.handler, step.args, step.timeout_s)
         result = await asyncio.to_thread(self._finish, step, outcome)
         if outcome.reraise and outcome.error is not None:
             raise outcome.error
@@ -394,10 +397,12 @@ class ToolBus(CallSettling):
         if not won:
             return self._lost_race(call, entry, grant_id)
         timeout = binding.timeout_s if binding.timeout_s is not None else self.timeout_s
+        context = call_context(row, effect=checked.effect, after=checked.after)
         return _Step(
             call=call,
             spec=spec,
             binding=binding,
+            handler=with_context(binding.handler, binding.context_parameter, context),
             call_entry=entry,
             timeout_s=timeout,
             args=loads_canonical(canonical_json(call.args_json)),
@@ -611,15 +616,7 @@ def _insert_start(conn: Connection, row: dict[str, Any], checked: _Checked) -> b
             if checked.effect is not None:
                 try:
                     with conn.begin_nested():
-                        claim_effect(
-                            conn,
-                            checked.effect,
-                            after=checked.after,
-                            run_id=row["run_id"],
-                            call_id=row["call_id"],
-                            call_ledger_id=row["call_ledger_id"],
-                            started_at=row["started_at"],
-                        )
+                        claim_effect(conn, checked.effect, after=checked.after, start=row)
                 except IntegrityError as exc:
                     raise _EffectTaken from exc  # undoes the use and the call row too
     except IntegrityError:

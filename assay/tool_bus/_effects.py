@@ -139,18 +139,13 @@ def holder(conn: Connection | Engine, key: EffectKey) -> EffectHolder | None:
 
 
 def claim_effect(
-    conn: Connection,
-    key: EffectKey,
-    *,
-    after: EffectHolder | None,
-    run_id: str,
-    call_id: str,
-    call_ledger_id: str,
-    started_at: datetime,
+    conn: Connection, key: EffectKey, *, after: EffectHolder | None, start: Mapping[str, Any]
 ) -> None:
-    """Hold ``key`` for this call, one generation after ``after`` (the holder the
-    call was checked against). Raises ``IntegrityError`` when another call took that
-    generation first; the caller's savepoint then undoes the whole start."""
+    """Hold ``key`` for the call whose start row is ``start`` (its ``run_id``,
+    ``call_id``, ``call_ledger_id`` and ``started_at``), one generation after ``after``
+    (the holder the call was checked against). Raises ``IntegrityError`` when another
+    call took that generation first; the caller's savepoint then undoes the whole
+    start."""
     conn.execute(
         t.effects.insert(),
         {
@@ -158,11 +153,8 @@ def claim_effect(
             "key_sha256": key.sha256,
             "generation": 0 if after is None else after.generation + 1,
             "key_json": key.key_json,
-            "run_id": run_id,
-            "call_id": call_id,
-            "call_ledger_id": call_ledger_id,
+            **{k: start[k] for k in ("run_id", "call_id", "call_ledger_id", "started_at")},
             "supersedes": None if after is None else after.call_ledger_id,
-            "started_at": started_at,
         },
     )
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import semver
 import sqlalchemy as sa
@@ -26,15 +26,19 @@ from sqlalchemy.exc import IntegrityError
 from assay._db import write_transaction
 from assay.errors import AssayError, InvalidToolSpec, RegistryConflict, ToolNotFound
 from assay.tool_bus import _tables as t
+from assay.tool_bus._context import context_parameter
 from assay.tool_bus._diff import PreCheck
 from assay.tool_bus._records import Lookup
-from assay.tool_bus._spec import ToolSpec
+from assay.tool_bus._spec import SideEffect, ToolSpec
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
 
 __all__ = ["Handler", "RegistryView", "ToolRegistry"]
 
 #: A tool's implementation: the validated arguments as one dict in, the output out
-#: (a plain function or an ``async def``).
-Handler = Callable[[dict[str, Any]], Any]
+#: (a plain function or an ``async def``); it may also take a ``ToolContext``.
+Handler = Callable[..., Any]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,6 +50,8 @@ class Binding:
     precheck: PreCheck | None
     #: Says whether an effect happened, by its key values (settles unknown outcomes).
     lookup: Lookup | None = None
+    #: The handler's parameter annotated ``ToolContext``, which receives the call's.
+    context_parameter: str | None = None
 
 
 class ToolRegistry:
@@ -72,7 +78,8 @@ class ToolRegistry:
         the validated arguments before any grant check or handler; ``lookup`` (a tool
         with an idempotency key only) tells, from an effect's key values, whether the
         effect happened, so that a call cut short by a crash can be settled without a
-        person (:meth:`~assay.tool_bus.ToolBus.recover`).
+        person (:meth:`~assay.tool_bus.ToolBus.recover`). A handler with a parameter
+        annotated :class:`~assay.tool_bus.ToolContext` receives the call's context there.
         """
         if not isinstance(spec, ToolSpec):
             raise InvalidToolSpec([f"expected a ToolSpec, got {type(spec).__name__}"])
@@ -84,12 +91,37 @@ class ToolRegistry:
             why = "must be callable, and the tool must name its effect by an idempotency_key"
             raise InvalidToolSpec([f"a lookup for {spec.ref} {why}"])
         self._store(spec)
-        binding = Binding(handler=handler, timeout_s=timeout_s, precheck=precheck, lookup=lookup)
+        binding = Binding(
+            handler=handler,
+            timeout_s=timeout_s,
+            precheck=precheck,
+            lookup=lookup,
+            context_parameter=context_parameter(handler),
+        )
         with self._lock:
             bound = self._bindings.setdefault((spec.name, spec.version), binding)
         if bound is not binding and bound != binding:
             raise RegistryConflict(f"{spec.ref} already has another handler in this process")
         return spec
+
+    def register_tool(
+        self,
+        tool: BaseTool,
+        *,
+        side_effect: SideEffect,
+        version: str = "1.0.0",
+        timeout_s: float | None = None,
+        **spec: Any,
+    ) -> ToolSpec:
+        """Register a LangChain tool (a ``@tool`` function): its spec
+        (:meth:`ToolSpec.from_tool`, which takes the keyword arguments in ``spec``)
+        bound to the tool's own function, called with the validated arguments as
+        keywords. A parameter of the function annotated
+        ``Annotated[ToolContext, InjectedToolArg]`` receives the call's context."""
+        from assay.tool_bus._from_tool import tool_handler
+
+        built = ToolSpec.from_tool(tool, side_effect=side_effect, version=version, **spec)
+        return self.register(built, tool_handler(tool), timeout_s=timeout_s)
 
     def _store(self, spec: ToolSpec) -> None:
         existing = self._row(spec.name, spec.version)

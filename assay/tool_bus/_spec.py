@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import rfc8785
 import semver
@@ -24,6 +24,10 @@ from jsonschema.exceptions import SchemaError
 
 from assay.errors import InvalidToolSpec
 from assay.ledger import canonical_json, sha256_hex
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+    from pydantic import BaseModel
 
 __all__ = ["SIDE_EFFECTS", "SideEffect", "ToolSpec", "freeze", "loads_canonical", "thaw"]
 
@@ -132,6 +136,40 @@ class ToolSpec:
     @cached_property
     def sha256(self) -> str:
         return sha256_hex(self.canonical.encode("utf-8"))
+
+    @classmethod
+    def from_tool(
+        cls,
+        tool: BaseTool | type[BaseModel],
+        *,
+        side_effect: SideEffect,
+        version: str = "1.0.0",
+        name: str | None = None,
+        description: str | None = None,
+        output_schema: Mapping[str, Any] | bool | None = None,
+        units: Mapping[str, str] | None = None,
+        annotations: Mapping[str, Mapping[str, Any]] | None = None,
+        idempotency_key: tuple[str, ...] | list[str] = (),
+    ) -> ToolSpec:
+        """The spec of a LangChain tool (a ``@tool`` function, any ``BaseTool``) or of a
+        pydantic model of the arguments: name, description and schemas read from it,
+        the side effect, version, units (``{"amount": "USD"}``), other ``x-assay-*``
+        annotations and idempotency key declared here, since a tool cannot say them.
+        The argument schema is closed unless it says otherwise. Register it with the
+        tool's own function as handler: ``registry.register_tool(tool, ...)``."""
+        from assay.tool_bus._from_tool import spec_from_tool
+
+        return spec_from_tool(
+            tool,
+            side_effect=side_effect,
+            version=version,
+            name=name,
+            description=description,
+            output_schema=output_schema,
+            units=units,
+            annotations=annotations,
+            idempotency_key=idempotency_key,
+        )
 
     @classmethod
     def from_json(cls, text: str) -> ToolSpec:

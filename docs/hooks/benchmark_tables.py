@@ -642,6 +642,27 @@ def _service_load(r: _Reader) -> str:
     return caption + "\n\n" + _table(("request", "requests", "requests/s", "p50 / p95"), rows)
 
 
+def _cli_startup(r: _Reader) -> str:
+    names = ("assay --version", "assay --help", "assay runs", "assay ledger verify")
+    rows = [
+        (
+            f"`{name}`",
+            r.num(f"commands.{name}.median_s", 3, " s"),
+            r.num(f"commands.{name}.min_s", 3, " s"),
+            r.num(f"commands.{name}.target_s", 1, " s"),
+            ", ".join(r.get(f"commands.{name}.heavy_modules_loaded") or []) or "none",
+        )
+        for name in names
+    ]
+    caption = (
+        f"Each command in a fresh process, median of {r.num('rounds', 0)} runs; `import assay` "
+        f"{r.num('import_assay.median_s', 3, ' s')}, a bare interpreter "
+        f"{r.num('python_bare.median_s', 3, ' s')} on the same machine."
+    )
+    header = ("command", "median", "fastest", "target", "torch, transformers, LangGraph loaded")
+    return caption + "\n\n" + _table(header, rows)
+
+
 def _agent_grounding_cites(r: _Reader) -> str:
     caption = (
         f"The {r.num('items', 0)} items of the development set through `fence()`, each "
@@ -715,6 +736,7 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "pathological_inputs": _pathological,
     "eval_throughput": _eval_throughput,
     "service_load": _service_load,
+    "cli_startup": _cli_startup,
 }
 
 

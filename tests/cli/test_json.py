@@ -14,7 +14,7 @@ from tests.cli.conftest import ORDERS, cli
 
 RUN_RESULT = {
     "run_id", "thread_id", "status", "answer", "claims", "unsupported",
-    "pending_grants", "actions", "errors", "rounds",
+    "pending_grants", "actions", "errors", "rounds", "round_reasons",
 }  # fmt: skip
 THREAD = {
     "thread_id", "graph_name", "graph_version", "run_id", "status",

@@ -142,6 +142,10 @@ def _invented_invoice(h: dict[str, Any], w: World) -> None:
     _prop(h)["text"] = "The CRM lookup returned invoice INV-4422 for CUST-7781."
 
 
+def _invented_total(h: dict[str, Any], w: World) -> None:
+    _prop(h)["text"] = "The CRM lookup returned invoice INV-4421 for CUST-7781, for EUR 550."
+
+
 def _invented_arg(h: dict[str, Any], w: World) -> None:
     _intent(h)["args"]["invoice"] = "INV-9999"
 
@@ -232,6 +236,7 @@ CASES = [
     Case("failed_without_errors", _failed_silently, _failed_with_errors),
     Case("unresolved_open_question", _open_question, _forwarded_question, strict_questions=True),
     Case("unverified_identifier", _invented_invoice),
+    Case("unverified_value", _invented_total),
     Case("ungrounded_argument", _invented_arg),
     Case("ungrounded_argument", _invented_short_hash),
     Case("ungrounded_intent", _no_supporting_claim),

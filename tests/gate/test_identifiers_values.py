@@ -123,12 +123,10 @@ def test_the_gate_accepts_honest_rewrites_and_refuses_wrong_values(plane: Contro
     assert _gate(plane, TIMESHEET, "The survey took 3.5 hours.").accepted
     assert _gate(plane, {"due": "2025-10-31"}, "It is due on 31 October 2025.").accepted
     refused = _gate(plane, TIMESHEET, "The survey took 3.5 days.")
-    assert refused.codes == {"unverified_identifier"}
-    assert _gate(plane, fee, "Booking BK-5530 carries a $12.50 fee.").codes == {
-        "unverified_identifier"
-    }
+    assert refused.codes == {"unverified_value"}
+    assert _gate(plane, fee, "Booking BK-5530 carries a $12.50 fee.").codes == {"unverified_value"}
     counted = _gate(plane, "shelf C: PL-220 x 36", "Shelf C holds 63 units of PL-220.")
-    assert counted.codes == {"unverified_identifier"}
+    assert counted.codes == {"unverified_value"}
 
 
 def test_a_date_the_evidence_states_as_days_from_another_passes_the_gate() -> None:

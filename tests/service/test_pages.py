@@ -21,7 +21,6 @@ CSP = (
 )
 PAYLOAD = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 # The passage the line-14 flag rests on, in the engagement letter.
-CAP = "4.3 The hourly rate for senior associates is capped at EUR 380 per hour."
 
 
 def _csrf(page: str) -> str:
@@ -112,8 +111,9 @@ def test_the_queue_shows_the_call_and_its_marked_evidence(service: Service) -> N
     assert started["thread_id"] in text and "flag_invoice_line" in text
     assert waiting["version"] in text and waiting["args_sha256"] in text
     assert html.escape(waiting["args"]["reason"], quote=False) in text
-    assert f"<mark>{CAP}</mark>" in text
-    assert "# <mark>Invoice INV-4421</mark>" in text  # the span inside its entry
+    # Each value the proposition states is marked where its entry states it.
+    assert "capped at <mark>EUR 380 per hour</mark>" in text
+    assert "<mark>INV-4421</mark>" in text and "<mark>EUR 450/h</mark>" in text
     assert text.count('class="decide"') == 1 and 'value="approve"' in text
 
 
@@ -155,7 +155,8 @@ def test_forged_decisions_are_refused_and_decide_nothing(service: Service, outbo
     thread = service.start("amy")["thread_id"]
     otto = login(service, "otto")
     page = otto.get("/ui/")
-    assert page.status_code == 200 and thread in page.text and f"<mark>{CAP}</mark>" in page.text
+    assert page.status_code == 200 and thread in page.text
+    assert "capped at <mark>EUR 380 per hour</mark>" in page.text
     assert 'class="decide"' not in page.text and "Approve" not in page.text
     rita = login(service, "rita")
     attempts: list[tuple[TestClient, dict[str, Any]]] = [

@@ -1,0 +1,70 @@
+"""The command line starts at once: ``import assay`` and ``import assay.cli`` load
+neither the NLI model's libraries nor LangGraph, and commands that need no model do
+not load them either. Each is checked in a fresh interpreter, through sys.modules;
+times are measured by benchmarks/cli_startup.py, never asserted here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("torch", "transformers", "langgraph", "langchain_core")
+_REPORT = "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+
+
+def _loaded(script: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", script + _REPORT],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=180,
+    )
+    modules: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
+    return sorted({m.split(".")[0] for m in modules if m.split(".")[0] in HEAVY})
+
+
+def _command(*args: str) -> str:
+    return (
+        "from assay.cli import app\n"
+        "try:\n"
+        f"    app({list(args)!r}, prog_name='assay')\n"
+        "except SystemExit:\n"
+        "    pass"
+    )
+
+
+def test_import_assay_loads_no_model_library_and_no_langgraph() -> None:
+    assert _loaded("import assay") == []
+
+
+def test_a_name_of_assay_loads_what_it_needs() -> None:
+    """The same check sees the libraries once a name that needs them is used, so an
+    empty list above means they were not loaded, not that they went unseen."""
+    assert "langgraph" in _loaded("import assay\nassay.ControlPlane")
+
+
+@pytest.mark.parametrize("args", [("--version",), ("--help",), ("runs", "--help")])
+def test_commands_that_need_no_model_load_none(args: tuple[str, ...]) -> None:
+    assert _loaded(_command(*args)) == []
+
+
+def test_listing_runs_and_verifying_the_ledger_load_no_graph_library(sqlite_url: str) -> None:
+    script = (
+        _command("runs", "--db", sqlite_url)
+        + "\n"
+        + _command("ledger", "verify", "--db", sqlite_url)
+    )
+    assert _loaded(script) == []
+
+
+def test_the_token_help_names_every_role_the_service_has() -> None:
+    """The roles are written out in the command line (its help loads no database
+    code): they are the service's."""
+    from assay.cli._service import ROLE_NAMES
+    from assay.service import ROLES
+
+    assert ", ".join(ROLES) == ROLE_NAMES
