@@ -65,7 +65,13 @@ from dataclasses import dataclass, replace
 
 from assay._text import token_pattern, word_set
 from assay.grounding._arithmetic import Computation, Miscalculation
-from assay.grounding._check import ClaimValue, check_indexed, claim_values, occurrence_of
+from assay.grounding._check import (
+    ClaimValue,
+    check_indexed,
+    claim_values,
+    occurrence_of,
+    read_as,
+)
 from assay.grounding._digest_cache import DigestCache
 from assay.grounding._evidence import EvidenceIndex
 from assay.grounding._evidence import index_evidence as index_values
@@ -218,7 +224,7 @@ def found_in(ident: Identifier, matching: str, derived: Evidence) -> bool:
     if ident.kind == "ticket" and value.startswith("#"):
         return _numbered_field(value[1:], matching)
     if ident.kind in ("amount", "quantity", "date"):
-        read = _value_of(value)
+        read = _value_of(value, derived.values)
         return read is not None and occurrence_of(read, [derived.values]) is not None
     return False
 
@@ -293,9 +299,10 @@ def _glued(a: str, b: str) -> bool:
 # --- values: another written form, or a computation --------------------------------
 
 
-def _value_of(value: str) -> ClaimValue | None:
-    """``value`` (an amount, quantity or date identifier) as one grounding value."""
-    found = claim_values(value)
+def _value_of(value: str, index: EvidenceIndex) -> ClaimValue | None:
+    """``value`` (an amount, quantity or date identifier) as one grounding value, an
+    ambiguous number read as ``index``'s evidence writes numbers (:func:`read_as`)."""
+    found = claim_values(value, read_as([index]))
     return found[0] if len(found) == 1 else None
 
 

@@ -30,6 +30,7 @@ from assay._text import word_set
 from assay.grounding._numbers import Convention, Number, find_numbers
 from assay.grounding._units import (
     CURRENCY_SIGNS,
+    DOLLARS,
     TIME_UNITS,
     currency_of,
     dollar_like,
@@ -151,6 +152,32 @@ _DOLLAR_CODE_BEFORE = re.compile(
     r"(?<![A-Za-z])(?:(US|CA|C|AU|A|NZ|HK|SG|S)|(USD|CAD|AUD|NZD|HKD|SGD|MXN)\x20?)$"
 )
 _DOLLAR_CODE_AFTER = re.compile(r"[\x20\u00a0]?(?:\(([A-Z]{3})\)|([A-Z]{3}))(?![A-Za-z])")
+#: A dollar named in words after an amount (``189 Canadian dollars``, ``129.00 US
+#: dollars``); ``dollars`` alone is some dollar, as ``$`` is.
+_DOLLAR_WORDS = re.compile(
+    r"[\x20\u00a0](?:(US|U\.S\.|American|Canadian|Australian|New\x20Zealand|Hong\x20Kong|"
+    r"Singapore|Mexican)\x20)?dollars?\b",
+    re.IGNORECASE,
+)
+_DOLLAR_NAMES = {
+    "us": "USD",
+    "u.s.": "USD",
+    "american": "USD",
+    "canadian": "CAD",
+    "australian": "AUD",
+    "new zealand": "NZD",
+    "hong kong": "HKD",
+    "singapore": "SGD",
+    "mexican": "MXN",
+}
+#: Pieces, as baggage allowances and packing lists print them (``2PC``, ``3 pcs``).
+_PIECES = frozenset({"pc", "pcs", "pce", "pces"})
+#: A pack written as one token, ``24x500ml`` or ``12 x 1L``: so many items of so
+#: much each, read as a count and a measure.
+_PACK = re.compile(
+    r"(?<![\w.])(?P<n>\d{1,4})\x20?[x\u00d7]\x20?(?P<v>\d{1,6}(?:\.\d{1,3})?)\x20?"
+    r"(?P<u>[A-Za-z]{1,3})(?![\w.])"
+)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -205,7 +232,50 @@ def find_quantities(
         if found and quantity.start < found[-1].end:
             continue
         found.append(quantity)
-    return _with_compact_durations(text, _joined_durations(text, found), spans)
+    found = _with_compact_durations(text, _joined_durations(text, found), spans)
+    return _with_packs(text, found, spans)
+
+
+def _with_packs(
+    text: str, found: list[Quantity], skip: Sequence[tuple[int, int]]
+) -> list[Quantity]:
+    """``found`` with the packs written as one token (``24x500ml``: 24 items of 500
+    millilitres), whose digits read as parts of a name otherwise: the count and the
+    measure, each its own quantity."""
+    extra: list[Quantity] = []
+    skip_starts = [a for a, _ in skip]
+    for match in _PACK.finditer(text):
+        unit = unit_of(match.group("u"))
+        start, end = match.span()
+        if unit is None or is_currency(unit) or _overlaps(skip, skip_starts, start, end):
+            continue
+        count, size = match.span("n"), (match.start("v"), end)
+        value = match.group("v")
+        extra += [
+            Quantity(
+                start=count[0],
+                end=count[1],
+                text=match.group("n"),
+                values=frozenset({Decimal(match.group("n"))}),
+                decimals=0,
+                kind="count",
+            ),
+            Quantity(
+                start=size[0],
+                end=size[1],
+                text=text[size[0] : size[1]],
+                values=frozenset({Decimal(value)}),
+                decimals=len(value.partition(".")[2]),
+                kind="measure",
+                unit=unit,
+            ),
+        ]
+    if not extra:
+        return found
+    spans = [(e.start, e.end) for e in extra]
+    starts = [e.start for e in extra]
+    kept = [q for q in found if not _overlaps(spans, starts, q.start, q.end)]
+    return sorted([*kept, *extra], key=lambda q: q.start)
 
 
 def _with_compact_durations(
@@ -294,7 +364,11 @@ def _read(text: str, number: Number) -> Quantity:
         values, decimals = frozenset(v * factor for v in values), 0
     per_cent = _PER_CENT.match(text, end)
     after = _UNIT_WORD.match(text, end)
-    if per_cent is not None and unit is None:
+    dollars = _DOLLAR_WORDS.match(text, end) if unit is None else None
+    if dollars is not None:
+        named_by = (dollars.group(1) or "").lower().replace("\x20", " ")
+        unit, kind, end = _DOLLAR_NAMES.get(named_by, "dollar"), "money", dollars.end()
+    elif per_cent is not None and unit is None:
         unit, kind, end = "percent", "percent", per_cent.end()
     elif after is not None and not _glued_on(text, after.end()):
         spelling, stop = after.group(1), after.end()
@@ -305,6 +379,8 @@ def _read(text: str, number: Number) -> Quantity:
         if named is not None and (unit is None or (is_currency(named) and named == unit)):
             unit, end = named, stop
             kind = "percent" if named == "percent" else "money" if _money(named) else "measure"
+        elif unit is None and spelling.lower() in _PIECES:
+            noun, kind, end = "pieces", "count", stop
         elif unit is None and not number.word and _unit_like(spelling, glued=after.start(1) == end):
             word, kind, end = spelling, "measure", stop
         elif unit is None and _noun(spelling, values):
@@ -397,7 +473,7 @@ def _dollar_named_after(text: str, unit: str | None, end: int) -> tuple[str | No
         return unit, end
     named = _DOLLAR_CODE_AFTER.match(text, end)
     code = (named.group(1) or named.group(2)) if named is not None else None
-    if named is None or code is None or not dollar_like("dollar", code):
+    if named is None or code is None or code not in DOLLARS:
         return unit, end
     return code, named.end()
 

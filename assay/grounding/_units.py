@@ -8,8 +8,11 @@ second to load. Every factor here is an exact decimal, so ``1500 ms`` is exactly
 
 Currencies are dimensions of their own, so euros never convert to pounds and a
 sum of the two is refused. ``$`` is its own currency, *some* dollar: it is also the
-Australian, Canadian and Hong Kong dollar's sign, so ``$40`` is not ``USD 40``
-unless the evidence says which dollar (:func:`dollar_like`). Temperatures in
+Australian, Canadian and Hong Kong dollar's sign, so evidence's ``$40`` is not ``USD
+40``. A claim's ``$`` is read as a reader reads it, as the US dollar: it is stated by
+an amount the evidence says is in USD, never by one in Canadian or Australian
+dollars, whose honest forms are ``C$``, ``CAD`` or ``Canadian dollars``
+(:func:`dollar_like`). Temperatures in
 Celsius and Fahrenheit are separate dimensions too: converting them needs an
 offset, and a claim that converts one has done arithmetic, not a unit rewrite.
 
@@ -32,6 +35,7 @@ __all__ = [
     "CURRENCY_CODES",
     "CURRENCY_SIGNS",
     "DEFINITIONS",
+    "DOLLARS",
     "TIME_UNITS",
     "Measure",
     "currency_of",
@@ -138,7 +142,9 @@ CURRENCY_SIGNS = {"€": "EUR", "£": "GBP", "$": "dollar", "¥": "yen_or_yuan",
 _CODE_LIST = "EUR GBP USD CAD AUD NZD HKD SGD MXN CHF JPY CNY INR SEK NOK DKK PLN CZK"
 CURRENCY_CODES = frozenset(_CODE_LIST.split())
 _CODES = CURRENCY_CODES
-_DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN", "dollar"})
+#: The currencies a ``$`` may stand for, where a code beside it says which
+#: (``$12 CAD``).
+DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN", "dollar"})
 _YEN_OR_YUAN = frozenset({"JPY", "CNY", "yen_or_yuan"})
 _CURRENCY_WORDS = {"euro": "EUR", "euros": "EUR", "usd": "USD", "eur": "EUR", "gbp": "GBP"}
 
@@ -154,6 +160,11 @@ _EXACT: dict[str, str] = {
     "g": "gram",
     "mg": "milligram",
     "kg": "kilogram",
+    # Capitals, as tickets, manifests and baggage allowances print them (``2PC 23KG``).
+    "KG": "kilogram",
+    "KGS": "kilogram",
+    "LB": "pound_mass",
+    "LBS": "pound_mass",
     "t": "tonne",
     "mm": "millimetre",
     "cm": "centimetre",
@@ -361,6 +372,10 @@ _PERIOD_WORDS: dict[str, str] = {
 }
 
 
+#: Nouns of a price that a period word before them makes a rate (``hourly_rate``).
+_PRICE_NOUNS = frozenset({"rate", "rent", "fee", "wage", "salary", "price", "charge", "cost"})
+
+
 def unit_of(spelling: str) -> str | None:
     """The registry unit a written spelling names, or ``None``: ``kWh`` → kilowatt
     hours, ``€`` → EUR, ``$`` → some dollar, ``m`` → nothing (ambiguous)."""
@@ -415,6 +430,11 @@ def key_unit(key: str) -> str | None:
         return _TEMPERATURE_SCALES[last]
     if last in _PERIOD_WORDS:
         return "/ " + _PERIOD_WORDS[last]
+    if parts[0] in _PERIOD_WORDS and _PRICE_NOUNS.intersection(parts[1:]):
+        # ``hourly_rate``, ``nightly_rate_cad``, ``monthly_rent``: a price per period.
+        code = next((_KEY_UNITS[p] for p in parts[1:] if p.upper() in _CODES), None)
+        period = _PERIOD_WORDS[parts[0]]
+        return f"{code} / {period}" if code else f"/ {period}"
     if len(parts) == 1:
         return _KEY_UNITS.get(last) if len(last) > 2 else None
     # ``lease_years_remaining``: the last part that names a unit, after the first.
@@ -467,12 +487,16 @@ def is_currency(unit: str) -> bool:
 
 def dollar_like(stated: str, named: str) -> bool:
     """Whether a claim's currency ``stated`` is consistent with the evidence's
-    ``named``: the same, or the claim's ``$`` (``¥``) for a dollar (yen, yuan)
-    that the evidence names."""
+    ``named``: the same, the claim's ``$`` for an amount the evidence says is in US
+    dollars, or its ``¥`` for yen or yuan.
+
+    A ``$`` alone reads as the US dollar to whoever reads the claim, so an amount in
+    Canadian or Australian dollars does not state it: ``$69.50`` for a record in CAD
+    misstates the currency (``C$69.50`` or ``CAD 69.50`` state it)."""
     if stated == named:
         return True
     if stated == "dollar":
-        return named in _DOLLARS
+        return named == "USD"
     return stated == "yen_or_yuan" and named in _YEN_OR_YUAN
 
 
