@@ -60,10 +60,19 @@ __all__ = [
     "Operation",
     "claim_words",
     "compute",
+    "cues_on",
 ]
 
 Operation = Literal[
-    "sum", "difference", "product", "ratio", "percentage", "percent_of", "count", "elapsed"
+    "sum",
+    "difference",
+    "product",
+    "ratio",
+    "percentage",
+    "percent_of",
+    "count",
+    "elapsed",
+    "date_shift",
 ]
 Cue = Literal["sum", "difference", "product", "ratio", "percentage", "count", "elapsed"]
 
@@ -151,6 +160,11 @@ def cues_near(text: str, start: int, end: int) -> dict[str, str]:
     return _cues(Worksheet(text, ()), start, end)
 
 
+def cues_on(sheet: Worksheet, start: int, end: int) -> dict[str, str]:
+    """:func:`cues_near` on a worksheet's claim: each sentence is read once."""
+    return _cues(sheet, start, end)
+
+
 def _cues(sheet: Worksheet, start: int, end: int) -> dict[str, str]:
     """:func:`cues_near` on a worksheet's claim: each sentence is read once."""
     number, sentence = sheet.sentence(start, end)
@@ -177,6 +191,8 @@ class _Candidate:
     record: tuple[int, int]
     series: tuple[int, str] | None
     in_claim: bool
+    #: The field or column it is a value of, in its document.
+    key: tuple[int, str] | None = None
 
 
 def _in_claim_unit(value: Value, claim: Quantity) -> list[Decimal]:
@@ -239,6 +255,7 @@ def _candidates(claim: Quantity, sheet: Worksheet) -> list[_Candidate]:
                             record=(doc, value.record),
                             series=(doc, value.series) if value.series else None,
                             in_claim=(doc, q.start, q.end) in sheet.mentioned,
+                            key=(doc, value.key) if value.key else None,
                         )
                     )
         found.sort(key=lambda c: not c.in_claim)
@@ -417,6 +434,8 @@ def _differences(candidates: list[_Candidate], claim: Quantity, cue: str) -> Ite
     for a, b in itertools.combinations(candidates, 2):
         related = a.in_claim or b.in_claim or a.record == b.record
         related = related or (a.series is not None and a.series == b.series)
+        # ``reading.value`` and ``previous.value``: one field of two records.
+        related = related or (a.key is not None and a.key == b.key)
         if not related or a.operand.value == b.operand.value:
             continue
         big, small = (a, b) if a.operand.value >= b.operand.value else (b, a)

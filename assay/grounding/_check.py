@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Literal
 
 from assay.grounding._arithmetic import Computation, Miscalculation, compute
+from assay.grounding._calendar import shifted_date
 from assay.grounding._dates import DateMention, find_dates, same_date
 from assay.grounding._evidence import EvidenceIndex, index_evidence
 from assay.grounding._numbers import Convention, convention_of
@@ -173,9 +174,11 @@ def _check_indexed(claim: str, evidence: Sequence[tuple[str, EvidenceIndex]]) ->
     sheet = Worksheet(claim, indexes, mentioned)
     out: list[ValueCheck] = []
     for check in checks:
-        quantity = check.value.quantity
+        quantity, day = check.value.quantity, check.value.date
         if check.status == "missing" and quantity is not None:
             out.append(_computed(check, quantity, sheet))
+        elif check.status == "missing" and day is not None:
+            out.append(_with(check, shifted_date(day, sheet)))
         else:
             out.append(check)
     return out
@@ -221,7 +224,10 @@ def _found(value: ClaimValue, doc: int, start: int, end: int, text: str) -> Valu
 
 
 def _computed(check: ValueCheck, quantity: Quantity, sheet: Worksheet) -> ValueCheck:
-    result = compute(quantity, sheet.text, sheet.indexes, sheet=sheet)
+    return _with(check, compute(quantity, sheet.text, sheet.indexes, sheet=sheet))
+
+
+def _with(check: ValueCheck, result: Computation | Miscalculation | None) -> ValueCheck:
     if isinstance(result, Computation):
         return ValueCheck(value=check.value, status="computed", computation=result)
     if isinstance(result, Miscalculation):

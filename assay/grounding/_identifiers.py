@@ -309,12 +309,12 @@ def _value_of(value: str, index: EvidenceIndex) -> ClaimValue | None:
 def computed_in(
     ident: Identifier, text: str, evidence: Sequence[tuple[str, Evidence]]
 ) -> Computation | Miscalculation | None:
-    """How the amount or quantity ``ident`` of ``text`` is computed from the cited
+    """How the amount, quantity or date ``ident`` of ``text`` is computed from the cited
     ``evidence`` (prepared by :func:`evidence`), where ``text`` says it is computed:
     a :class:`~assay.grounding.Computation` accepts it; a
     :class:`~assay.grounding.Miscalculation` names the value the computation the
     text describes gives instead; ``None`` where neither applies."""
-    if ident.kind not in ("amount", "quantity") or not evidence:
+    if ident.kind not in ("amount", "quantity", "date") or not evidence:
         return None
     claim = normalise(text).text
     target = normalise(ident.value).text
@@ -350,6 +350,10 @@ def computation_in(
 def describe_computation(result: Computation | Miscalculation) -> str:
     """The computation, for a person: ``the sum of 1040 and 216 (1256)``."""
     computation = result.expected if isinstance(result, Miscalculation) else result
+    if computation.operation == "date_shift":
+        start, shift = computation.operands
+        days = f"{shift.value.normalize():f}"
+        return f"{start.text} plus {days} days in the cited evidence is {computation.detail}"
     operands = [o.text for o in computation.operands]
     shown = ", ".join(operands[:8]) + (", …" if len(operands) > 8 else "")
     what = {
@@ -361,6 +365,7 @@ def describe_computation(result: Computation | Miscalculation) -> str:
         "percent_of": "the share of",
         "count": "the count of",
         "elapsed": "the time between",
+        "date_shift": "the date shifted from",
     }[computation.operation]
     over = f"{what} {shown}" if shown else f"{what} {computation.detail}"
     return f"{over} in the cited evidence is {computation.result.normalize():f}"
