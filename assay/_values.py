@@ -319,9 +319,14 @@ def _number_problem(value: Any, schema: Mapping[str, Any], written: list[Mention
     if any(_states(m, number, declared) for m in written):
         return None
     if same_value:
-        units = sorted({m.unit or next(iter(m.units), None) or m.after or "no unit" for m in same_value})
+        units = sorted({_written_unit(m) for m in same_value})
         return f"{value!r} {declared} is written only as {', '.join(units)}, not {declared}"
     return f"{value!r} {declared} occurs in none of its claims or evidence"
+
+
+def _written_unit(mention: Mention) -> str:
+    """The unit a mention writes or its record lends it, for a message."""
+    return mention.unit or next(iter(mention.units), None) or mention.after or "no unit"
 
 
 def _states(mention: Mention, number: Decimal, declared: str) -> bool:

@@ -433,7 +433,14 @@ def _text_provenance(
                     )
                 continue
             message = f"{ident.kind} {ident.value!r} does not occur in the cited evidence"
-            if grounded.miscalculation is not None:
+            wrong = grounded.miscalculation
+            if wrong is not None and wrong.expected.operation in ("maximum", "minimum"):
+                # Stated by the evidence, but not the largest (smallest) it says it is.
+                message = (
+                    f"{ident.kind} {ident.value!r} is not the extreme it says it is: "
+                    + describe_computation(wrong)
+                )
+            elif grounded.miscalculation is not None:
                 wrong = describe_computation(grounded.miscalculation)
                 message += f", and it is not what it says it computes: {wrong}"
             errors.append(

@@ -73,8 +73,12 @@ Operation = Literal[
     "count",
     "elapsed",
     "date_shift",
+    "maximum",
+    "minimum",
 ]
-Cue = Literal["sum", "difference", "product", "ratio", "percentage", "count", "elapsed"]
+Cue = Literal[
+    "sum", "difference", "product", "ratio", "percentage", "count", "elapsed", "highest", "lowest"
+]
 
 #: Values considered per claim number (per operation), first in evidence order.
 MAX_OPERANDS = 64
@@ -105,6 +109,8 @@ CUES: dict[Cue, re.Pattern[str]] = {
     "percentage": re.compile(rf"%|\b(?:per\s?cent|{_cue_words('percentage')})\b", re.I),
     "count": re.compile(rf"\b(?:{_cue_words('count')})\b", re.I),
     "elapsed": re.compile(rf"\b(?:{_cue_words('elapsed')}|run\s?time)\b", re.I),
+    "highest": re.compile(rf"\b(?:{_cue_words('highest')})\b", re.I),
+    "lowest": re.compile(rf"\b(?:{_cue_words('lowest')})\b", re.I),
 }
 
 
@@ -300,7 +306,7 @@ def compute(
 def _searches(
     claim: Quantity, cues: dict[str, str], candidates: list[_Candidate], sheet: Worksheet
 ) -> Iterator[Computation]:
-    from assay.grounding._counting import counts, elapsed, products
+    from assay.grounding._counting import counts, elapsed, percentages, products
 
     if "sum" in cues:
         yield from _sums(candidates, claim, cues["sum"], sheet)
@@ -308,7 +314,7 @@ def _searches(
         cue = cues.get("difference", "named operands")
         yield from _differences(candidates, claim, cue)
     if "percentage" in cues and claim.kind == "percent":
-        yield from _percentages(sheet, cues["percentage"])
+        yield from percentages(sheet, cues["percentage"])
     if cues.keys() & {"product", "ratio", "percentage", "sum"}:
         yield from products(claim, sheet, cues)
     if claim.kind in ("count", "number") and ("count" in cues or claim.noun):
@@ -446,34 +452,6 @@ def _differences(candidates: list[_Candidate], claim: Quantity, cue: str) -> Ite
             unit=claim.unit,
             cue=cue,
         )
-
-
-def _percentages(sheet: Worksheet, cue: str) -> Iterator[Computation]:
-    """``a`` as a percentage of ``b``, two values of one record or column."""
-    single = (
-        (doc, v)
-        for doc, index in enumerate(sheet.indexes)
-        for v in index.values
-        if len(v.quantity.values) == 1
-    )
-    values = list(itertools.islice(single, MAX_OPERANDS))
-    for (da, a), (db, b) in itertools.permutations(values, 2):
-        same_place = da == db and (a.record == b.record or (a.series and a.series == b.series))
-        x, y = next(iter(a.quantity.values)), next(iter(b.quantity.values))
-        if not same_place or y == 0 or a.quantity.unit != b.quantity.unit or x > y:
-            continue
-        yield Computation(
-            operation="percentage",
-            operands=(_operand(da, a, x), _operand(db, b, y)),
-            result=x * 100 / y,
-            unit="percent",
-            cue=cue,
-        )
-
-
-def _operand(doc: int, value: Value, x: Decimal) -> Operand:
-    q = value.quantity
-    return Operand(value=x, text=q.text, document=doc, start=q.start, end=q.end)
 
 
 def _natural_sums(

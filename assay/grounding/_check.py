@@ -19,6 +19,7 @@ from assay.grounding._arithmetic import Computation, Miscalculation, compute
 from assay.grounding._calendar import shifted_date
 from assay.grounding._dates import DateMention, find_dates, same_date
 from assay.grounding._evidence import EvidenceIndex, index_evidence
+from assay.grounding._extremes import extreme_miscalculation
 from assay.grounding._numbers import Convention, convention_of
 from assay.grounding._quantities import Quantity, find_quantities, supports
 from assay.grounding._worksheet import Worksheet
@@ -173,15 +174,34 @@ def _check_indexed(claim: str, evidence: Sequence[tuple[str, EvidenceIndex]]) ->
     # What the computations of the claim's values all read, read once for them all.
     sheet = Worksheet(claim, indexes, mentioned)
     out: list[ValueCheck] = []
+    after = 0
     for check in checks:
         quantity, day = check.value.quantity, check.value.date
         if check.status == "missing" and quantity is not None:
             out.append(_computed(check, quantity, sheet))
         elif check.status == "missing" and day is not None:
             out.append(_with(check, shifted_date(day, sheet)))
+        elif quantity is not None:
+            out.append(_extreme(check, quantity, sheet, after))
         else:
             out.append(check)
+        after = check.value.end
     return out
+
+
+def _extreme(check: ValueCheck, quantity: Quantity, sheet: Worksheet, after: int) -> ValueCheck:
+    """A found value the claim says is the largest or smallest of its column, and
+    that is not: a miscalculation (:mod:`assay.grounding._extremes`)."""
+
+    def places() -> Iterator[tuple[int, int]]:
+        for doc, index in enumerate(sheet.indexes):
+            for start, _, _ in _places(check.value, index):
+                yield doc, start
+
+    wrong = extreme_miscalculation(quantity, places, sheet, after)
+    if wrong is None:
+        return check
+    return ValueCheck(value=check.value, status="miscalculated", miscalculation=wrong)
 
 
 def occurrence_of(value: ClaimValue, indexes: Sequence[EvidenceIndex]) -> Occurrence | None:

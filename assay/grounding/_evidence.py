@@ -28,9 +28,10 @@ from datetime import timedelta
 from assay._text import token_pattern
 from assay.grounding._dates import DateMention, find_dates, years_in
 from assay.grounding._declared import Declarations, header_unit, unit_named
+from assay.grounding._keys import key_unit
 from assay.grounding._numbers import Convention, convention_of, find_numbers
 from assay.grounding._quantities import Quantity, find_quantities
-from assay.grounding._units import CURRENCY_SIGNS, is_currency, key_unit, period_of, unit_of
+from assay.grounding._units import CURRENCY_SIGNS, is_currency, period_of, unit_of
 from assay.grounding._views import view_of
 
 __all__ = ["EvidenceIndex", "Value", "index_evidence"]

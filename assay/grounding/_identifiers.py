@@ -366,6 +366,10 @@ def describe_computation(result: Computation | Miscalculation) -> str:
         "count": "the count of",
         "elapsed": "the time between",
         "date_shift": "the date shifted from",
+        "maximum": "the largest value of",
+        "minimum": "the smallest value of",
     }[computation.operation]
+    if computation.operation in ("maximum", "minimum"):
+        shown = computation.detail
     over = f"{what} {shown}" if shown else f"{what} {computation.detail}"
     return f"{over} in the cited evidence is {computation.result.normalize():f}"

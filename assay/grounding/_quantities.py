@@ -22,12 +22,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
-from typing import Literal
 
 from assay._text import word_set
 from assay.grounding._numbers import Convention, Number, find_numbers
+from assay.grounding._quantity import Approximation, Quantity, QuantityKind
+from assay.grounding._tokens import with_compact_durations, with_packs
 from assay.grounding._units import (
     CURRENCY_SIGNS,
     DOLLARS,
@@ -49,15 +50,7 @@ __all__ = [
     "supports",
 ]
 
-QuantityKind = Literal["money", "percent", "measure", "count", "number"]
-#: How a claim hedges a value: ``about`` it, ``over`` it or ``under`` it.
-Approximation = Literal["about", "over", "under"]
-
 _UNIT_WORD = re.compile(r"[\x20\u00a0\u202f]?-?(%|[°º][CF]|[A-Za-zµμ€£$¥₹]+(?:/[a-z]+)?)")
-_COMPACT_DURATION = re.compile(
-    r"(?<![\w.-])(?=\d{1,4}(?:\.\d{1,3})?[hms]\d)(?:(?P<h>\d{1,4})h)?(?:(?P<m>\d{1,4})m)?(?:(?P<s>\d{1,4}(?:\.\d{1,3})?)s)?(?![\w.])"
-)
-_SECONDS = {"h": Decimal(3600), "m": Decimal(60), "s": Decimal(1)}
 #: Units that only count (requests), so that a rate of them may be read as a rate
 #: of what the evidence leaves unnamed.
 _COUNTED = frozenset({"request"})
@@ -170,44 +163,17 @@ _DOLLAR_NAMES = {
     "singapore": "SGD",
     "mexican": "MXN",
 }
+#: A number that counts part of a group (``three of the five tickets``, ``four of
+#: them``); in digits, of a group of so many (``2 of its 4 renewals``, not ``aisle 7
+#: of the depot``).
+_PART_OF_WORDS = re.compile(r"\x20of\x20(?:the|its|their|these|those|them|which|whom)\b", re.I)
+_PART_OF = re.compile(
+    r"\x20of\x20(?:the|its|their|these|those|all)\x20(?:\d{1,6}|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|eleven|twelve|[a-z]{3,5}teen|twenty|thirty|forty|fifty)\b",
+    re.I,
+)
 #: Pieces, as baggage allowances and packing lists print them (``2PC``, ``3 pcs``).
 _PIECES = frozenset({"pc", "pcs", "pce", "pces"})
-#: A pack written as one token, ``24x500ml`` or ``12 x 1L``: so many items of so
-#: much each, read as a count and a measure.
-_PACK = re.compile(
-    r"(?<![\w.])(?P<n>\d{1,4})\x20?[x\u00d7]\x20?(?P<v>\d{1,6}(?:\.\d{1,3})?)\x20?"
-    r"(?P<u>[A-Za-z]{1,3})(?![\w.])"
-)
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Quantity:
-    """One quantity written in a text: ``text[start:end]`` and how it reads.
-
-    ``unit`` is a registry expression (``EUR``, ``kilowatt_hour``, ``EUR / hour``,
-    ``/ kilometre`` for a rate without a unit, ``percent``); ``word`` a unit word
-    the registry does not know (``m``, ``pounds``), compared as written; ``noun``
-    what a count counts.
-    """
-
-    start: int
-    end: int
-    text: str
-    values: frozenset[Decimal]
-    decimals: int
-    kind: QuantityKind
-    unit: str | None = None
-    word: str | None = None
-    noun: str | None = None
-    approximation: Approximation | None = None
-    spelled: bool = False
-    #: Where the hedge (``about``, ``a little over``) starts, when there is one.
-    hedge_start: int | None = None
-
-    @property
-    def value(self) -> Decimal:
-        """One reading (the largest), for messages; compare with :func:`same`."""
-        return max(self.values)
 
 
 def find_quantities(
@@ -232,93 +198,8 @@ def find_quantities(
         if found and quantity.start < found[-1].end:
             continue
         found.append(quantity)
-    found = _with_compact_durations(text, _joined_durations(text, found), spans)
-    return _with_packs(text, found, spans)
-
-
-def _with_packs(
-    text: str, found: list[Quantity], skip: Sequence[tuple[int, int]]
-) -> list[Quantity]:
-    """``found`` with the packs written as one token (``24x500ml``: 24 items of 500
-    millilitres), whose digits read as parts of a name otherwise: the count and the
-    measure, each its own quantity."""
-    extra: list[Quantity] = []
-    skip_starts = [a for a, _ in skip]
-    for match in _PACK.finditer(text):
-        unit = unit_of(match.group("u"))
-        start, end = match.span()
-        if unit is None or is_currency(unit) or _overlaps(skip, skip_starts, start, end):
-            continue
-        count, size = match.span("n"), (match.start("v"), end)
-        value = match.group("v")
-        extra += [
-            Quantity(
-                start=count[0],
-                end=count[1],
-                text=match.group("n"),
-                values=frozenset({Decimal(match.group("n"))}),
-                decimals=0,
-                kind="count",
-            ),
-            Quantity(
-                start=size[0],
-                end=size[1],
-                text=text[size[0] : size[1]],
-                values=frozenset({Decimal(value)}),
-                decimals=len(value.partition(".")[2]),
-                kind="measure",
-                unit=unit,
-            ),
-        ]
-    if not extra:
-        return found
-    spans = [(e.start, e.end) for e in extra]
-    starts = [e.start for e in extra]
-    kept = [q for q in found if not _overlaps(spans, starts, q.start, q.end)]
-    return sorted([*kept, *extra], key=lambda q: q.start)
-
-
-def _with_compact_durations(
-    text: str, found: list[Quantity], skip: Sequence[tuple[int, int]]
-) -> list[Quantity]:
-    """``found`` with the durations written as one token (``7m42s``, ``1h30m``, as Go
-    and many CI tools print them), whose digits read as parts of a name otherwise."""
-    extra: list[Quantity] = []
-    skip_starts = [a for a, _ in skip]
-    for match in _COMPACT_DURATION.finditer(text):
-        parts = [(match.group(u), u) for u in ("h", "m", "s") if match.group(u) is not None]
-        start, end = match.span()
-        if len(parts) < 2 or _overlaps(skip, skip_starts, start, end):
-            continue
-        unit = {"h": "hour", "m": "minute", "s": "second"}[parts[-1][1]]
-        seconds = sum(Decimal(v) * _SECONDS[u] for v, u in parts)
-        decimals = len(parts[-1][0].partition(".")[2])
-        extra.append(
-            Quantity(
-                start=start,
-                end=end,
-                text=match.group(0),
-                values=frozenset({seconds / _SECONDS[parts[-1][1]]}),
-                decimals=decimals,
-                kind="measure",
-                unit=unit,
-            )
-        )
-    if not extra:
-        return found
-    spans = [(e.start, e.end) for e in extra]
-    starts = [e.start for e in extra]
-    kept = [q for q in found if not _overlaps(spans, starts, q.start, q.end)]
-    return sorted([*kept, *extra], key=lambda q: q.start)
-
-
-def _overlaps(
-    spans: Sequence[tuple[int, int]], starts: Sequence[int], start: int, end: int
-) -> bool:
-    """Whether ``start:end`` overlaps one of ``spans`` (sorted, not overlapping each
-    other; ``starts`` their starts)."""
-    k = bisect_right(starts, start) - 1
-    return (k >= 0 and start < spans[k][1]) or (k + 1 < len(spans) and spans[k + 1][0] < end)
+    found = with_compact_durations(text, _joined_durations(text, found), spans)
+    return with_packs(text, found, spans)
 
 
 def _undoubled(text: str, numbers: list[Number]) -> list[Number]:
@@ -385,6 +266,8 @@ def _read(text: str, number: Number) -> Quantity:
             word, kind, end = spelling, "measure", stop
         elif unit is None and _noun(spelling, values):
             noun, kind, end = spelling.lower(), "count", stop
+    if kind == "number" and values != frozenset({Decimal(1)}) and _part_of(text, end, number):
+        kind = "count"  # "three of the five tickets": a count of rows, to be checked
     unit, end = _dollar_named_after(text, unit, end)
     unit, end = _with_rate(text, unit, end)
     if unit is not None and unit.startswith("/") and kind == "number":
@@ -476,6 +359,13 @@ def _dollar_named_after(text: str, unit: str | None, end: int) -> tuple[str | No
     if named is None or code is None or code not in DOLLARS:
         return unit, end
     return code, named.end()
+
+
+def _part_of(text: str, end: int, number: Number) -> bool:
+    """The number counts part of a group: ``three of the five tickets``."""
+    if number.word and _PART_OF_WORDS.match(text, end):
+        return True
+    return _PART_OF.match(text, end) is not None
 
 
 def _glued_on(text: str, end: int) -> bool:
