@@ -215,7 +215,8 @@ def found_in(ident: Identifier, matching: str, derived: Evidence) -> bool:
     if expanded_characters(ident.value):
         return False
     value = normalise(ident.value).text
-    if _verbatim(value, matching):
+    # A bare count ("2 of the 5") is a value, not a token: "tickets[2]" does not state it.
+    if not (ident.kind == "quantity" and value.isdigit()) and _verbatim(value, matching):
         return True
     if ident.kind == "hash":
         return _hash_in(value.lower(), derived)
@@ -285,11 +286,22 @@ def _verbatim(value: str, text: str) -> bool:
     while start != -1:
         end = start + len(value)
         glued_left = start > 0 and _glued(text[start - 1], value[0])
+        # ``$12`` is not written in ``CA$12``: letters before a sign name its currency.
+        glued_left = glued_left or (
+            start > 0
+            and value[0] in _SIGNS
+            and text[start - 1].isascii()
+            and text[start - 1].isalpha()
+        )
         glued_right = end < len(text) and _glued(value[-1], text[end])
         if not glued_left and not glued_right:
             return True
         start = text.find(value, start + 1)
     return False
+
+
+#: Currency signs, which letters right before them qualify (``CA$``, ``US$``).
+_SIGNS = frozenset("$€£¥₹")
 
 
 def _glued(a: str, b: str) -> bool:
