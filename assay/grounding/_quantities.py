@@ -266,7 +266,7 @@ def _read(text: str, number: Number) -> Quantity:
             word, kind, end = spelling, "measure", stop
         elif unit is None and _noun(spelling, values):
             noun, kind, end = spelling.lower(), "count", stop
-    if kind == "number" and values != frozenset({Decimal(1)}) and _part_of(text, end, number):
+    if kind == "number" and _whole(values) and _part_of(text, end, number):
         kind = "count"  # "three of the five tickets": a count of rows, to be checked
     unit, end = _dollar_named_after(text, unit, end)
     unit, end = _with_rate(text, unit, end)
@@ -359,6 +359,12 @@ def _dollar_named_after(text: str, unit: str | None, end: int) -> tuple[str | No
     if named is None or code is None or code not in DOLLARS:
         return unit, end
     return code, named.end()
+
+
+def _whole(values: frozenset[Decimal]) -> bool:
+    """Whole numbers of two or more: what counts part of a group ("one of the", "half
+    of the" say which, or how much, not how many)."""
+    return all(v >= 2 and v == v.to_integral_value() for v in values)
 
 
 def _part_of(text: str, end: int, number: Number) -> bool:
