@@ -71,7 +71,7 @@ class Declarations:
             self._scopes.setdefault(scope, {})[key.lower()] = unit
         return True
 
-    def unit_of(self, series: str, key: str) -> str | None:
+    def unit_for(self, series: str, key: str) -> str | None:
         """The unit a ``units`` object declares for the field ``key`` at ``series``
         (a path whose indexes are ``[*]``): one whose scope holds the field and that
         names it whole or as the first or last word of its name (``wind`` for

@@ -2,7 +2,9 @@
 
 Matching a claim's value needs more than the value: ``2140.5`` under
 ``gross_weight_kg`` is a mass, ``471,250`` in a ``PRICE_GBP`` column an amount in
-pounds, ``1.75`` beside ``currency: EUR`` an amount in euros; and checking a sum
+pounds, ``1.75`` beside ``currency: EUR`` an amount in euros, ``6.1`` beside ``unit:
+%`` a percentage, ``41`` under ``"units": {"wind": "km/h"}`` a speed, a cell under
+``Temp (°C)`` a temperature (:mod:`assay.grounding._declared`); and checking a sum
 needs to know which values form one column. So a text is read into
 :class:`EvidenceIndex`: every quantity with the units its context lends it, the
 *record* that holds it (a JSON object, a table row, a line) and the *series* it
@@ -282,7 +284,7 @@ def _shape(text: str, lines: list[tuple[int, int]]) -> _Shape:
     declared = {
         at: unit
         for at, (_, series, key) in places.items()
-        if series and key and (unit := units.unit_of(series, key)) is not None
+        if series and key and (unit := units.unit_for(series, key)) is not None
     }
     tables: list[int] = []
     delimiters: list[int] = []

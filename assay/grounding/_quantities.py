@@ -7,7 +7,10 @@ rate (``EUR 610/h``, ``€255 an hour``, ``45.00/day``, ``0.12 per km``), the th
 counts (``120 units``, ``three orders``), and a hedge before it (``about 9.8
 tonnes``, ``a little over 2.1 tonnes``, ``just under two days``). Durations written
 in parts (``1 hour 15 minutes``, ``23m 05s``) are one quantity, and so is a number
-written twice as contracts write it (``five (5) years``).
+written twice as contracts write it (``five (5) years``). Dollars may be named in
+words (``189 Canadian dollars``), pieces counted as tickets print them (``2PC``),
+and a pack read into its count and its measure (``24x500ml``,
+:mod:`assay.grounding._tokens`).
 
 :func:`same` says whether two quantities state the same amount: ``2.0 h`` and ``2
 hours``, ``1500 ms`` and ``1.5 s``, ``2.1 t`` and ``2100 kg``, ``8.5%`` and ``0.085``
