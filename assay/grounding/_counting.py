@@ -405,9 +405,17 @@ def _between(a: DateMention, b: DateMention) -> int | None:
             return None
         return int((mb - ma).total_seconds())
     ca, cb = a.clock_minutes(), b.clock_minutes()
-    if ca is None or cb is None or (a.zone is None) != (b.zone is None):
+    if ca is None or cb is None:
         return None
+    if (a.zone is None) != (b.zone is None):
+        # "12:06-12:21 UTC", "from 12:06 to 12:21 UTC": a range writes its zone once,
+        # so the two times are compared as written, in the one zone.
+        ca, cb = _written_minutes(a), _written_minutes(b)
     return (cb - ca) * 60  # a time of day and a date-time: the same day
+
+
+def _written_minutes(mention: DateMention) -> int:
+    return (mention.hour or 0) * 60 + (mention.minute or 0)
 
 
 def _date_operand(doc: int, mention: DateMention) -> Operand:

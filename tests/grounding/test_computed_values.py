@@ -224,3 +224,9 @@ def test_a_date_shift_needs_a_cue_and_a_related_number_of_days() -> None:
     assert not _established("SM-88410 should arrive on 11 July 2025.", MANIFEST)
     # Days the evidence does not state shift nothing.
     assert not _established("It arrives on 13 July 2025, 11 days after it ships.", MANIFEST)
+
+
+def test_a_range_writes_its_zone_once() -> None:
+    window = "Outage window: 12:06-12:21 UTC"
+    assert _established("The outage lasted 15 minutes, from 12:06 to 12:21 UTC.", window)
+    assert not _established("The outage lasted 25 minutes, from 12:06 to 12:21 UTC.", window)
