@@ -14,10 +14,15 @@ same unit when the tool's schema declares one (``"x-assay-unit": "EUR"``), and a
 boolean or number is also established by a JSON text that holds the same key with
 the same value (a tool output ``{"approved": true}``).
 
-Numbers and units are read by :mod:`assay.grounding`: ``1,917.50`` and ``1.917,50``,
-``EUR 610/h`` and ``EUR 610 per hour``, ``2.0 h`` and ``120 minutes`` are the same;
-``$`` is not USD; a declared unit that is a thing counted (``units``, ``widget``)
-needs that word after the number.
+Numbers and units are read by :mod:`assay.grounding`, as the gate reads a claim's:
+``1,917.50`` and ``1.917,50``, ``EUR 610/h`` and ``EUR 610 per hour``, ``2.0 h`` and
+``120 minutes``, ``129.0``, ``129`` and ``"129.00"`` are the same; a bare number of
+evidence has the unit its record, field or column gives it (``{"total": 129.0,
+"currency": "USD"}`` states USD 129); a declared ``$`` is the US dollar, as a
+claim's is, so it is stated by an amount in USD and never by one in CAD; a declared
+unit that is a thing counted (``units``, ``widget``) needs that word after the
+number. A string argument that is a plain decimal number (``"129.00"``) is checked
+as that number.
 
 A tool author may mark an argument as the agent's own choice, not a fact, with
 ``"x-assay-grounding": "choice"`` in its property schema (a priority, a dry-run
@@ -38,7 +43,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, cast
 
 from assay._canonical import canonical_text, identifier_kind, occurs_in
-from assay.grounding import Quantity, find_dates, find_quantities, supports
+from assay.grounding import Quantity, evidence_index, find_dates, find_quantities, supports
 
 __all__ = [
     "CHOICE",
@@ -82,6 +87,9 @@ class Mention:
     #: ``12 widgets``): what a unit this module does not know is compared with.
     after: str | None = None
     quantity: Quantity | None = None
+    #: The units its record, field or column lends a bare number (``USD`` for the
+    #: ``129.0`` of ``{"total": 129.0, "currency": "USD"}``).
+    units: tuple[str, ...] = ()
 
 
 def normal_unit(unit: str | None) -> str | None:
@@ -100,9 +108,7 @@ def _declared(unit: str) -> Quantity | None:
 
 def mentions(text: str) -> list[Mention]:
     """Every number in ``text`` (NFKC-normalised), with the unit written next to it."""
-    # A no-break space between digits groups them (1 000); NFKC would make it a space.
-    text = _GROUPING_SPACE.sub("'", text[:_MAX_SCAN_CHARS])
-    text = unicodedata.normalize("NFKC", text)
+    text = _scanned(text)
     dates = [(d.start, d.end) for d in find_dates(text)]
     return [
         Mention(
@@ -116,8 +122,39 @@ def mentions(text: str) -> list[Mention]:
     ]
 
 
+def _scanned(text: str) -> str:
+    # A no-break space between digits groups them (1 000); NFKC would make it a space.
+    text = _GROUPING_SPACE.sub("'", text[:_MAX_SCAN_CHARS])
+    return unicodedata.normalize("NFKC", text)
+
+
+def read_mentions(text: str) -> list[Mention]:
+    """Every number in ``text`` as the gate reads evidence (:mod:`assay.grounding`):
+    a JSON text through its view, each bare number with the units its record, field
+    or column lends it, a table's cells by its header."""
+    return [
+        Mention(
+            values=value.quantity.values,
+            unit=value.quantity.unit,
+            text=value.quantity.text,
+            after=value.quantity.noun
+            or (value.quantity.word.lower() if value.quantity.word else None),
+            quantity=value.quantity,
+            units=value.units,
+        )
+        for value in evidence_index(_scanned(text)).values
+    ]
+
+
+#: A string that is a plain decimal number (``"129.00"``, ``"-5"``).
+_DECIMAL_STRING = re.compile(r"-?\d{1,15}(?:\.\d{1,10})?")
+
+
 def as_decimal(value: object) -> Decimal | None:
-    """A JSON number as a Decimal (``875.0`` → 875.0, exactly as written by ``repr``)."""
+    """A JSON number as a Decimal (``875.0`` → 875.0, exactly as written by ``repr``),
+    or a string that is a plain decimal number (``"129.00"``)."""
+    if isinstance(value, str) and _DECIMAL_STRING.fullmatch(value.strip()):
+        return Decimal(value.strip())  # "129.00": a number, checked as one
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     try:
@@ -184,7 +221,7 @@ def ungrounded_values(
             continue
         if leaf_schema.get(GROUNDING_KEYWORD) == CHOICE or value is None:
             continue
-        if isinstance(value, str):
+        if isinstance(value, str) and not _DECIMAL_STRING.fullmatch(value.strip()):
             problem = strings.problem(value, exact=pointer in keyed_exactly)
             if problem is not None:
                 problems.append((pointer, problem))
@@ -192,13 +229,13 @@ def ungrounded_values(
         if keyed is None:
             keyed = _json_leaves(corpus)
         key = pointer.rsplit("/", 1)[-1]
-        if (key, json.dumps(value)) in keyed:
+        if (key, _keyed_form(value)) in keyed:
             continue
         if isinstance(value, bool):
             problems.append((pointer, f"{json.dumps(value)} is not stated by any cited evidence"))
             continue
         if written is None:
-            written = [m for text in corpus for m in mentions(text)]
+            written = [m for text in corpus for m in read_mentions(text)]
         problem = _number_problem(value, leaf_schema, written)
         if problem is not None:
             problems.append((pointer, problem))
@@ -282,9 +319,14 @@ def _number_problem(value: Any, schema: Mapping[str, Any], written: list[Mention
     if any(_states(m, number, declared) for m in written):
         return None
     if same_value:
-        units = sorted({m.unit or m.after or "no unit" for m in same_value})
+        units = sorted({_written_unit(m) for m in same_value})
         return f"{value!r} {declared} is written only as {', '.join(units)}, not {declared}"
     return f"{value!r} {declared} occurs in none of its claims or evidence"
+
+
+def _written_unit(mention: Mention) -> str:
+    """The unit a mention writes or its record lends it, for a message."""
+    return mention.unit or next(iter(mention.units), None) or mention.after or "no unit"
 
 
 def _states(mention: Mention, number: Decimal, declared: str) -> bool:
@@ -301,7 +343,16 @@ def _states(mention: Mention, number: Decimal, declared: str) -> bool:
         generic = noun in _GENERIC_COUNTS and after in _GENERIC_COUNTS
         named = generic or after in (noun, noun + "s") or noun in (after, after + "s")
         return named and number in mention.values
-    return supports(mention.quantity, claim)
+    return supports(mention.quantity, claim, units=mention.units)
+
+
+def _keyed_form(value: Any) -> str:
+    """A JSON scalar as a key's value is compared: a number by its value (``129.0``,
+    ``129`` and ``"129.00"`` alike), anything else as JSON writes it."""
+    number = as_decimal(value)
+    if number is None:
+        return json.dumps(value)
+    return format(number.normalize(), "f")
 
 
 def _decimals(number: Decimal) -> int:
@@ -322,7 +373,7 @@ def _json_leaves(texts: list[str]) -> set[tuple[str, str]]:
             continue
         for pointer, value, _ in leaf_schemas(data, None):
             if pointer and not isinstance(value, str):
-                found.add((pointer.rsplit("/", 1)[-1], json.dumps(value)))
+                found.add((pointer.rsplit("/", 1)[-1], _keyed_form(value)))
     return found
 
 

@@ -13,7 +13,7 @@ phenomena are listed too, for what the rules catch there by the way; and the
 supported items with a value not accounted for are listed with the value, for
 error analysis.
 
-    python benchmarks/grounding_rules.py [--data PATH]
+    python benchmarks/grounding_rules.py [--data PATH] [--out NAME]
 
 The data set is a development set, so its figures are development figures.
 """
@@ -108,8 +108,9 @@ def _share(hit: int, total: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--out", default="grounding_rules", help="result name under results/")
     args = parser.parse_args()
-    write_result("grounding_rules", run(args.data))
+    write_result(args.out, run(args.data))
 
 
 if __name__ == "__main__":

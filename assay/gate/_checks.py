@@ -439,9 +439,12 @@ def _text_provenance(
                     )
                 continue
             message = f"{ident.kind} {ident.value!r} does not occur in the cited evidence"
-            if grounded.miscalculation is not None:
-                wrong = describe_computation(grounded.miscalculation)
-                message += f", and it is not what it says it computes: {wrong}"
+            wrong = grounded.miscalculation
+            if wrong is not None:  # stated elsewhere, or not the extreme it says it is
+                extreme = wrong.expected.operation in ("maximum", "minimum")
+                lead = f"{ident.kind} {ident.value!r} is not the extreme it says it is"
+                lead = lead if extreme else f"{message}, and it is not what it says it computes"
+                message = f"{lead}: {describe_computation(wrong)}"
             code = "unverified_value" if ident.kind in _VALUE_KINDS else "unverified_identifier"
             errors.append(GateFinding(code=code, path=path(*where), message=message))
     return errors

@@ -60,12 +60,25 @@ __all__ = [
     "Operation",
     "claim_words",
     "compute",
+    "cues_on",
 ]
 
 Operation = Literal[
-    "sum", "difference", "product", "ratio", "percentage", "percent_of", "count", "elapsed"
+    "sum",
+    "difference",
+    "product",
+    "ratio",
+    "percentage",
+    "percent_of",
+    "count",
+    "elapsed",
+    "date_shift",
+    "maximum",
+    "minimum",
 ]
-Cue = Literal["sum", "difference", "product", "ratio", "percentage", "count", "elapsed"]
+Cue = Literal[
+    "sum", "difference", "product", "ratio", "percentage", "count", "elapsed", "highest", "lowest"
+]
 
 #: Values considered per claim number (per operation), first in evidence order.
 MAX_OPERANDS = 64
@@ -96,6 +109,8 @@ CUES: dict[Cue, re.Pattern[str]] = {
     "percentage": re.compile(rf"%|\b(?:per\s?cent|{_cue_words('percentage')})\b", re.I),
     "count": re.compile(rf"\b(?:{_cue_words('count')})\b", re.I),
     "elapsed": re.compile(rf"\b(?:{_cue_words('elapsed')}|run\s?time)\b", re.I),
+    "highest": re.compile(rf"\b(?:{_cue_words('highest')})\b", re.I),
+    "lowest": re.compile(rf"\b(?:{_cue_words('lowest')})\b", re.I),
 }
 
 
@@ -151,6 +166,11 @@ def cues_near(text: str, start: int, end: int) -> dict[str, str]:
     return _cues(Worksheet(text, ()), start, end)
 
 
+def cues_on(sheet: Worksheet, start: int, end: int) -> dict[str, str]:
+    """:func:`cues_near` on a worksheet's claim: each sentence is read once."""
+    return _cues(sheet, start, end)
+
+
 def _cues(sheet: Worksheet, start: int, end: int) -> dict[str, str]:
     """:func:`cues_near` on a worksheet's claim: each sentence is read once."""
     number, sentence = sheet.sentence(start, end)
@@ -177,6 +197,8 @@ class _Candidate:
     record: tuple[int, int]
     series: tuple[int, str] | None
     in_claim: bool
+    #: The field or column it is a value of, in its document.
+    key: tuple[int, str] | None = None
 
 
 def _in_claim_unit(value: Value, claim: Quantity) -> list[Decimal]:
@@ -239,6 +261,7 @@ def _candidates(claim: Quantity, sheet: Worksheet) -> list[_Candidate]:
                             record=(doc, value.record),
                             series=(doc, value.series) if value.series else None,
                             in_claim=(doc, q.start, q.end) in sheet.mentioned,
+                            key=(doc, value.key) if value.key else None,
                         )
                     )
         found.sort(key=lambda c: not c.in_claim)
@@ -283,7 +306,7 @@ def compute(
 def _searches(
     claim: Quantity, cues: dict[str, str], candidates: list[_Candidate], sheet: Worksheet
 ) -> Iterator[Computation]:
-    from assay.grounding._counting import counts, elapsed, products
+    from assay.grounding._counting import counts, elapsed, percentages, products
 
     if "sum" in cues:
         yield from _sums(candidates, claim, cues["sum"], sheet)
@@ -291,7 +314,7 @@ def _searches(
         cue = cues.get("difference", "named operands")
         yield from _differences(candidates, claim, cue)
     if "percentage" in cues and claim.kind == "percent":
-        yield from _percentages(sheet, cues["percentage"])
+        yield from percentages(sheet, cues["percentage"])
     if cues.keys() & {"product", "ratio", "percentage", "sum"}:
         yield from products(claim, sheet, cues)
     if claim.kind in ("count", "number") and ("count" in cues or claim.noun):
@@ -417,6 +440,8 @@ def _differences(candidates: list[_Candidate], claim: Quantity, cue: str) -> Ite
     for a, b in itertools.combinations(candidates, 2):
         related = a.in_claim or b.in_claim or a.record == b.record
         related = related or (a.series is not None and a.series == b.series)
+        # ``reading.value`` and ``previous.value``: one field of two records.
+        related = related or (a.key is not None and a.key == b.key)
         if not related or a.operand.value == b.operand.value:
             continue
         big, small = (a, b) if a.operand.value >= b.operand.value else (b, a)
@@ -427,34 +452,6 @@ def _differences(candidates: list[_Candidate], claim: Quantity, cue: str) -> Ite
             unit=claim.unit,
             cue=cue,
         )
-
-
-def _percentages(sheet: Worksheet, cue: str) -> Iterator[Computation]:
-    """``a`` as a percentage of ``b``, two values of one record or column."""
-    single = (
-        (doc, v)
-        for doc, index in enumerate(sheet.indexes)
-        for v in index.values
-        if len(v.quantity.values) == 1
-    )
-    values = list(itertools.islice(single, MAX_OPERANDS))
-    for (da, a), (db, b) in itertools.permutations(values, 2):
-        same_place = da == db and (a.record == b.record or (a.series and a.series == b.series))
-        x, y = next(iter(a.quantity.values)), next(iter(b.quantity.values))
-        if not same_place or y == 0 or a.quantity.unit != b.quantity.unit or x > y:
-            continue
-        yield Computation(
-            operation="percentage",
-            operands=(_operand(da, a, x), _operand(db, b, y)),
-            result=x * 100 / y,
-            unit="percent",
-            cue=cue,
-        )
-
-
-def _operand(doc: int, value: Value, x: Decimal) -> Operand:
-    q = value.quantity
-    return Operand(value=x, text=q.text, document=doc, start=q.start, end=q.end)
 
 
 def _natural_sums(

@@ -16,8 +16,11 @@ from functools import lru_cache
 from typing import Literal
 
 from assay.grounding._arithmetic import Computation, Miscalculation, compute
+from assay.grounding._calendar import shifted_date
 from assay.grounding._dates import DateMention, find_dates, same_date
 from assay.grounding._evidence import EvidenceIndex, index_evidence
+from assay.grounding._extremes import extreme_miscalculation
+from assay.grounding._numbers import Convention, convention_of
 from assay.grounding._quantities import Quantity, find_quantities, supports
 from assay.grounding._worksheet import Worksheet
 
@@ -30,6 +33,7 @@ __all__ = [
     "claim_values",
     "evidence_index",
     "occurrence_of",
+    "read_as",
 ]
 
 Status = Literal["found", "computed", "miscalculated", "missing"]
@@ -71,14 +75,26 @@ class ValueCheck:
         return self.status in ("found", "computed")
 
 
-def claim_values(text: str) -> list[ClaimValue]:
-    """Every date, time and quantity of a claim's text, in order of position.
+def claim_values(text: str, convention: Convention | None = None) -> list[ClaimValue]:
+    """Every date, time and quantity of a claim's text, in order of position; a
+    number the claim writes ambiguously (``2,350``) is read in ``convention`` where
+    the claim's own numbers do not say which mark is decimal (:func:`read_as`).
 
     Cached for short texts: the gate reads each identifier of a claim once per cited
     entry, and the verifier reads the same claim again."""
     if len(text) > _CACHED_CLAIM_CHARS:
-        return list(_claim_values(text))
-    return list(_cached_claim_values(text))
+        return list(_claim_values(text, convention))
+    return list(_cached_claim_values(text, convention))
+
+
+def read_as(indexes: Sequence[EvidenceIndex]) -> Convention | None:
+    """How a claim checked against ``indexes`` reads a number its own text leaves
+    ambiguous: with a decimal point where every evidence text writes one (``2,350
+    g`` against ``weight_kg: 2.35`` is two thousand three hundred and fifty grams, not
+    2.35 g), else each way it can be read."""
+    if indexes and all(index.convention == "point" for index in indexes):
+        return "point"
+    return None
 
 
 #: Texts up to this length (claims, propositions, the values found in them) have
@@ -87,15 +103,17 @@ _CACHED_CLAIM_CHARS = 2_000
 
 
 @lru_cache(maxsize=4096)
-def _cached_claim_values(text: str) -> tuple[ClaimValue, ...]:
-    return _claim_values(text)
+def _cached_claim_values(text: str, convention: Convention | None) -> tuple[ClaimValue, ...]:
+    return _claim_values(text, convention)
 
 
-def _claim_values(text: str) -> tuple[ClaimValue, ...]:
+def _claim_values(text: str, convention: Convention | None) -> tuple[ClaimValue, ...]:
     dates = find_dates(text)
     values = [ClaimValue(start=d.start, end=d.end, text=d.text, date=d) for d in dates]
     skip = [(d.start, d.end) for d in dates]
-    for q in find_quantities(text, skip=skip):
+    own = convention_of(text) if convention is not None else None
+    reading = convention if own == "unknown" else None
+    for q in find_quantities(text, convention=reading, skip=skip):
         start = q.start if q.hedge_start is None else q.hedge_start
         values.append(ClaimValue(start=start, end=q.end, text=text[start : q.end], quantity=q))
     return tuple(sorted(values, key=lambda v: v.start))
@@ -147,7 +165,7 @@ def _same_evidence(
 
 def _check_indexed(claim: str, evidence: Sequence[tuple[str, EvidenceIndex]]) -> list[ValueCheck]:
     indexes = [index.bound(text) for text, index in evidence]
-    checks = [_occurrence(value, indexes) for value in claim_values(claim)]
+    checks = [_occurrence(value, indexes) for value in claim_values(claim, read_as(indexes))]
     mentioned = {
         (c.occurrence.document, c.occurrence.start, c.occurrence.end)
         for c in checks
@@ -156,13 +174,34 @@ def _check_indexed(claim: str, evidence: Sequence[tuple[str, EvidenceIndex]]) ->
     # What the computations of the claim's values all read, read once for them all.
     sheet = Worksheet(claim, indexes, mentioned)
     out: list[ValueCheck] = []
+    after = 0
     for check in checks:
-        quantity = check.value.quantity
+        quantity, day = check.value.quantity, check.value.date
         if check.status == "missing" and quantity is not None:
             out.append(_computed(check, quantity, sheet))
+        elif check.status == "missing" and day is not None:
+            out.append(_with(check, shifted_date(day, sheet)))
+        elif quantity is not None:
+            out.append(_extreme(check, quantity, sheet, after))
         else:
             out.append(check)
+        after = check.value.end
     return out
+
+
+def _extreme(check: ValueCheck, quantity: Quantity, sheet: Worksheet, after: int) -> ValueCheck:
+    """A found value the claim says is the largest or smallest of its column, and
+    that is not: a miscalculation (:mod:`assay.grounding._extremes`)."""
+
+    def places() -> Iterator[tuple[int, int]]:
+        for doc, index in enumerate(sheet.indexes):
+            for start, _, _ in _places(check.value, index):
+                yield doc, start
+
+    wrong = extreme_miscalculation(quantity, places, sheet, after)
+    if wrong is None:
+        return check
+    return ValueCheck(value=check.value, status="miscalculated", miscalculation=wrong)
 
 
 def occurrence_of(value: ClaimValue, indexes: Sequence[EvidenceIndex]) -> Occurrence | None:
@@ -205,7 +244,10 @@ def _found(value: ClaimValue, doc: int, start: int, end: int, text: str) -> Valu
 
 
 def _computed(check: ValueCheck, quantity: Quantity, sheet: Worksheet) -> ValueCheck:
-    result = compute(quantity, sheet.text, sheet.indexes, sheet=sheet)
+    return _with(check, compute(quantity, sheet.text, sheet.indexes, sheet=sheet))
+
+
+def _with(check: ValueCheck, result: Computation | Miscalculation | None) -> ValueCheck:
     if isinstance(result, Computation):
         return ValueCheck(value=check.value, status="computed", computation=result)
     if isinstance(result, Miscalculation):

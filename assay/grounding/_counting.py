@@ -32,7 +32,7 @@ from assay.grounding._quantities import Quantity
 from assay.grounding._units import measure
 from assay.grounding._worksheet import Worksheet
 
-__all__ = ["counts", "elapsed", "products"]
+__all__ = ["counts", "elapsed", "percentages", "products"]
 
 _Dims = tuple[tuple[str, int], ...]
 _PATH = re.compile(r"^([^\s:]+): ", re.M)
@@ -206,6 +206,34 @@ def _percents(sheet: Worksheet) -> list[tuple[Operand, tuple[int, int], bool]]:
     return sheet.cached("percents", read)
 
 
+def percentages(sheet: Worksheet, cue: str) -> Iterator[Computation]:
+    """``a`` as a percentage of ``b``, two values of one record or column."""
+    single = (
+        (doc, v)
+        for doc, index in enumerate(sheet.indexes)
+        for v in index.values
+        if len(v.quantity.values) == 1
+    )
+    values = list(itertools.islice(single, MAX_OPERANDS))
+    for (da, a), (db, b) in itertools.permutations(values, 2):
+        same_place = da == db and (a.record == b.record or (a.series and a.series == b.series))
+        x, y = next(iter(a.quantity.values)), next(iter(b.quantity.values))
+        if not same_place or y == 0 or a.quantity.unit != b.quantity.unit or x > y:
+            continue
+        yield Computation(
+            operation="percentage",
+            operands=(_operand(da, a, x), _operand(db, b, y)),
+            result=x * 100 / y,
+            unit="percent",
+            cue=cue,
+        )
+
+
+def _operand(doc: int, value: Value, x: Decimal) -> Operand:
+    q = value.quantity
+    return Operand(value=x, text=q.text, document=doc, start=q.start, end=q.end)
+
+
 # --- counts -----------------------------------------------------------------------
 
 
@@ -299,8 +327,11 @@ def elapsed(claim: Quantity, sheet: Worksheet, cue: str) -> Iterator[Computation
         return
     dated = _dated(sheet)
     few = len(dated) <= 8
+    spoken = _spoken_of(sheet, dated)
     for (da, a, ra, na), (db, b, rb, nb) in itertools.combinations(dated, 2):
         if not (na or nb or few or (da, ra) == (db, rb)):
+            continue
+        if spoken and not ((na or (da, ra) in spoken) and (nb or (db, rb) in spoken)):
             continue
         seconds = _calendar_between(a, b) if claim.unit in _CALENDAR_UNITS else None
         if seconds is None:
@@ -331,6 +362,25 @@ def _dated(sheet: Worksheet) -> list[tuple[int, DateMention, int, bool]]:
     return sheet.cached("dated", read)
 
 
+def _spoken_of(
+    sheet: Worksheet, dated: list[tuple[int, DateMention, int, bool]]
+) -> frozenset[tuple[int, int]]:
+    """The dated records the claim speaks of, where it speaks of two or more: those
+    that write a word of the claim ("acknowledged", "fired"). Time elapsed is then
+    the time between two of them, not between any two times of the evidence (in an
+    incident log, the alert "fired" at 12:06 and was "acknowledged" at 12:09: three
+    minutes after, whatever else happened five minutes after 12:09). Read once."""
+
+    def read() -> frozenset[tuple[int, int]]:
+        words = set(sheet.words)
+        spoken = {
+            (doc, record) for doc, _, record, _ in dated if sheet.words_of((doc, record)) & words
+        }
+        return frozenset(spoken) if len(spoken) >= 2 else frozenset()
+
+    return sheet.cached("dated records spoken of", read)
+
+
 #: Units a claim counts whole calendar days in: "closed six days after it was
 #: opened" from 14 January 09:02 to 20 January 16:45 is six days, not 6.32.
 _CALENDAR_UNITS = frozenset({"day", "week"})
@@ -355,9 +405,17 @@ def _between(a: DateMention, b: DateMention) -> int | None:
             return None
         return int((mb - ma).total_seconds())
     ca, cb = a.clock_minutes(), b.clock_minutes()
-    if ca is None or cb is None or (a.zone is None) != (b.zone is None):
+    if ca is None or cb is None:
         return None
+    if (a.zone is None) != (b.zone is None):
+        # "12:06-12:21 UTC", "from 12:06 to 12:21 UTC": a range writes its zone once,
+        # so the two times are compared as written, in the one zone.
+        ca, cb = _written_minutes(a), _written_minutes(b)
     return (cb - ca) * 60  # a time of day and a date-time: the same day
+
+
+def _written_minutes(mention: DateMention) -> int:
+    return (mention.hour or 0) * 60 + (mention.minute or 0)
 
 
 def _date_operand(doc: int, mention: DateMention) -> Operand:

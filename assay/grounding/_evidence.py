@@ -2,7 +2,9 @@
 
 Matching a claim's value needs more than the value: ``2140.5`` under
 ``gross_weight_kg`` is a mass, ``471,250`` in a ``PRICE_GBP`` column an amount in
-pounds, ``1.75`` beside ``currency: EUR`` an amount in euros; and checking a sum
+pounds, ``1.75`` beside ``currency: EUR`` an amount in euros, ``6.1`` beside ``unit:
+%`` a percentage, ``41`` under ``"units": {"wind": "km/h"}`` a speed, a cell under
+``Temp (°C)`` a temperature (:mod:`assay.grounding._declared`); and checking a sum
 needs to know which values form one column. So a text is read into
 :class:`EvidenceIndex`: every quantity with the units its context lends it, the
 *record* that holds it (a JSON object, a table row, a line) and the *series* it
@@ -22,14 +24,16 @@ import itertools
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from assay._text import token_pattern
 from assay.grounding._dates import DateMention, find_dates, years_in
-from assay.grounding._numbers import convention_of, find_numbers
+from assay.grounding._declared import Declarations, header_unit, unit_named
+from assay.grounding._keys import key_unit
+from assay.grounding._numbers import Convention, convention_of, find_numbers
 from assay.grounding._quantities import Quantity, find_quantities
-from assay.grounding._units import CURRENCY_SIGNS, is_currency, key_unit, period_of, unit_of
+from assay.grounding._units import CURRENCY_SIGNS, is_currency, period_of, unit_of
 from assay.grounding._views import view_of
 
 __all__ = ["EvidenceIndex", "Value", "index_evidence"]
@@ -94,6 +98,8 @@ class EvidenceIndex:
     years: frozenset[int]
     #: The number of rows of each table of the text.
     tables: tuple[int, ...] = ()
+    #: How the text writes decimals, where its unambiguous numbers say.
+    convention: Convention = "unknown"
 
     def bound(self, stored: str) -> EvidenceIndex:
         """This index with its text: ``stored``, the text it was made from, where
@@ -142,6 +148,7 @@ def find_tables(text: str) -> list[Table]:
 def index_evidence(stored: str) -> EvidenceIndex:
     """The values, dates and records of one evidence text."""
     text = view_of(stored).text if stored.lstrip()[:1] in ("{", "[") else stored
+    convention = convention_of(text)
     dates = find_dates(text)
     lines = list(_lines(text))
     shape = _shape(text, lines)
@@ -150,7 +157,7 @@ def index_evidence(stored: str) -> EvidenceIndex:
     values: list[Value] = []
     line_index = 0
     scan = _cells_apart(text, shape.delimiters)
-    for quantity in find_quantities(scan, convention=convention_of(text), skip=skip):
+    for quantity in find_quantities(scan, convention=convention, skip=skip):
         while line_index + 1 < len(lines) and lines[line_index + 1][0] <= quantity.start:
             line_index += 1
         record, series, key = shape.places.get(quantity.start, (line_index, None, None))
@@ -160,7 +167,7 @@ def index_evidence(stored: str) -> EvidenceIndex:
         values.append(
             Value(
                 quantity=quantity,
-                units=_units_of(quantity, key, near, context),
+                units=_units_of(quantity, key, near, context, shape.declared.get(quantity.start)),
                 record=record,
                 series=series,
                 key=key,
@@ -177,6 +184,7 @@ def index_evidence(stored: str) -> EvidenceIndex:
         records=records,
         years=years_in(text),
         tables=shape.tables,
+        convention=convention,
     )
 
 
@@ -251,6 +259,8 @@ class _Shape:
     tables: tuple[int, ...]
     #: Offsets of the commas between the cells of its CSV rows.
     delimiters: tuple[int, ...] = ()
+    #: The unit a ``units`` object declares for the value at each offset.
+    declared: dict[int, str] = field(default_factory=dict[int, str])
 
 
 def _shape(text: str, lines: list[tuple[int, int]]) -> _Shape:
@@ -258,6 +268,7 @@ def _shape(text: str, lines: list[tuple[int, int]]) -> _Shape:
     names: list[tuple[int, int]] = []
     stated: dict[int, dict[str, str]] = {}
     records: dict[str, int] = {}
+    units = Declarations()
     for k, (start, end) in enumerate(lines):
         m = _PATH_LINE.match(text, start, end)
         if m is None:
@@ -268,7 +279,13 @@ def _shape(text: str, lines: list[tuple[int, int]]) -> _Shape:
         key = _KEY_TAIL.sub("", key or path)
         places[m.end()] = (record, _INDEX.sub("[*]", path), key)
         names.append((m.start(), m.end()))
-        _note(stated, record, key, text[m.end() : end])
+        if not units.note(head, key, text[m.end() : end]):
+            _note(stated, record, key, text[m.end() : end])
+    declared = {
+        at: unit
+        for at, (_, series, key) in places.items()
+        if series and key and (unit := units.unit_for(series, key)) is not None
+    }
     tables: list[int] = []
     delimiters: list[int] = []
     for table, (header, rows) in enumerate(_tables(text, lines)):
@@ -287,6 +304,7 @@ def _shape(text: str, lines: list[tuple[int, int]]) -> _Shape:
         context={k: v for k, v in context.items() if v},
         tables=tuple(tables),
         delimiters=tuple(delimiters),
+        declared=declared,
     )
 
 
@@ -296,10 +314,11 @@ def _note(stated: dict[int, dict[str, str]], record: int, key: str, value: str) 
 
 
 def _record_units(keys: dict[str, str]) -> tuple[str, ...]:
-    """``currency: EUR`` and ``period: year`` make ``EUR / year``; ``unit: C`` Celsius."""
+    """``currency: EUR`` and ``period: year`` make ``EUR / year``; ``unit: C`` Celsius;
+    ``unit: %`` percent, ``unit: g/L`` grams per litre."""
     units: list[str] = []
     for key in ("currency", "ccy", "cur", "unit", "units", "uom"):
-        unit = unit_of(keys[key]) if key in keys else None
+        unit = unit_named(keys[key]) if key in keys else None
         if unit is not None:
             units.append(unit)
     period = period_of(keys.get("period", "")) if keys.get("period") else None
@@ -431,18 +450,25 @@ def _context(text: str, shape: _Shape) -> tuple[str, ...]:
         if unit is not None and is_currency(unit):
             named[unit] = None
     for units in shape.context.values():
-        named.update(dict.fromkeys(u for u in units if not u.startswith("/")))
+        # A record's percent or rate (``unit: %``, ``unit: g/L``) is its own: a bare
+        # number elsewhere in the text is not read in it.
+        named.update(dict.fromkeys(u for u in units if "/" not in u and u != "percent"))
     return tuple(named)
 
 
 def _units_of(
-    quantity: Quantity, key: str | None, near: tuple[str, ...], context: tuple[str, ...]
+    quantity: Quantity,
+    key: str | None,
+    near: tuple[str, ...],
+    context: tuple[str, ...],
+    declared: str | None = None,
 ) -> tuple[str, ...]:
-    """What a bare number may be read as: its field's or column's unit, else the
+    """What a bare number may be read as: the unit a ``units`` object declares for
+    its field, else its field's or column's unit (a header's ``(°C)`` first), else the
     units its record states, else those its text names."""
     if quantity.kind != "number":
         return ()
-    hint = key_unit(key) if key else None
+    hint = declared or ((header_unit(key) or key_unit(key)) if key else None)
     if hint is not None and hint.startswith("/"):
         money = [u for u in (*near, *context) if is_currency(u)]
         return (*[f"{c} {hint}" for c in dict.fromkeys(money)], hint)

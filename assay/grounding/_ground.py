@@ -15,15 +15,20 @@ inputs.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.grounding._arithmetic import Computation, Miscalculation
+from assay.grounding._arithmetic import CUES, Computation, Miscalculation
 from assay.grounding._digest_cache import DigestCache
 from assay.grounding._identifiers import computation_in, extract_identifiers, identifier_in_evidence
 from assay.grounding._patterns import Identifier
 
 __all__ = ["GROUNDING_CACHE", "Grounded", "Grounding", "ground"]
+
+#: Whether a statement says one of its values is the largest or smallest of
+#: something: only then is a value the evidence states checked for being that.
+_SUPERLATIVE = re.compile(f"{CUES['highest'].pattern}|{CUES['lowest'].pattern}", re.I)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,7 +38,9 @@ class Grounded:
     ``found_in`` holds the indexes of the evidence texts that state it (in any
     written form the matching rules accept); where none does, ``computation`` is
     the checked computation that gives it, or ``miscalculation`` the computation the
-    statement describes that gives another value."""
+    statement describes that gives another value. A value the statement says is the
+    largest or smallest of a column, and that evidence states but is not, has no
+    ``found_in`` and the miscalculation that names the right one."""
 
     identifier: Identifier
     found_in: tuple[int, ...] = ()
@@ -70,10 +77,16 @@ def ground(text: str, evidence: Sequence[str], *, search_all: bool = True) -> Gr
 
 def _ground(text: str, evidence: Sequence[str], *, search_all: bool) -> Grounding:
     found: list[Grounded] = []
+    superlative = _SUPERLATIVE.search(text) is not None
     for ident in extract_identifiers(text):
         holders = _holders(ident, evidence, search_all=search_all)
         if holders:
-            found.append(Grounded(identifier=ident, found_in=holders))
+            # "the heaviest pallet, at 401.5 kg": stated, but not the heaviest.
+            wrong = computation_in(ident, text, evidence) if superlative else None
+            if isinstance(wrong, Miscalculation):
+                found.append(Grounded(identifier=ident, miscalculation=wrong))
+            else:
+                found.append(Grounded(identifier=ident, found_in=holders))
             continue
         computed = computation_in(ident, text, evidence)
         found.append(

@@ -65,7 +65,13 @@ from dataclasses import dataclass, replace
 
 from assay._text import token_pattern, word_set
 from assay.grounding._arithmetic import Computation, Miscalculation
-from assay.grounding._check import ClaimValue, check_indexed, claim_values, occurrence_of
+from assay.grounding._check import (
+    ClaimValue,
+    check_indexed,
+    claim_values,
+    occurrence_of,
+    read_as,
+)
 from assay.grounding._digest_cache import DigestCache
 from assay.grounding._evidence import EvidenceIndex
 from assay.grounding._evidence import index_evidence as index_values
@@ -209,7 +215,8 @@ def found_in(ident: Identifier, matching: str, derived: Evidence) -> bool:
     if expanded_characters(ident.value):
         return False
     value = normalise(ident.value).text
-    if _verbatim(value, matching):
+    # A bare count ("2 of the 5") is a value, not a token: "tickets[2]" does not state it.
+    if not (ident.kind == "quantity" and value.isdigit()) and _verbatim(value, matching):
         return True
     if ident.kind == "hash":
         return _hash_in(value.lower(), derived)
@@ -218,7 +225,7 @@ def found_in(ident: Identifier, matching: str, derived: Evidence) -> bool:
     if ident.kind == "ticket" and value.startswith("#"):
         return _numbered_field(value[1:], matching)
     if ident.kind in ("amount", "quantity", "date"):
-        read = _value_of(value)
+        read = _value_of(value, derived.values)
         return read is not None and occurrence_of(read, [derived.values]) is not None
     return False
 
@@ -279,11 +286,22 @@ def _verbatim(value: str, text: str) -> bool:
     while start != -1:
         end = start + len(value)
         glued_left = start > 0 and _glued(text[start - 1], value[0])
+        # ``$12`` is not written in ``CA$12``: letters before a sign name its currency.
+        glued_left = glued_left or (
+            start > 0
+            and value[0] in _SIGNS
+            and text[start - 1].isascii()
+            and text[start - 1].isalpha()
+        )
         glued_right = end < len(text) and _glued(value[-1], text[end])
         if not glued_left and not glued_right:
             return True
         start = text.find(value, start + 1)
     return False
+
+
+#: Currency signs, which letters right before them qualify (``CA$``, ``US$``).
+_SIGNS = frozenset("$€£¥₹")
 
 
 def _glued(a: str, b: str) -> bool:
@@ -293,21 +311,22 @@ def _glued(a: str, b: str) -> bool:
 # --- values: another written form, or a computation --------------------------------
 
 
-def _value_of(value: str) -> ClaimValue | None:
-    """``value`` (an amount, quantity or date identifier) as one grounding value."""
-    found = claim_values(value)
+def _value_of(value: str, index: EvidenceIndex) -> ClaimValue | None:
+    """``value`` (an amount, quantity or date identifier) as one grounding value, an
+    ambiguous number read as ``index``'s evidence writes numbers (:func:`read_as`)."""
+    found = claim_values(value, read_as([index]))
     return found[0] if len(found) == 1 else None
 
 
 def computed_in(
     ident: Identifier, text: str, evidence: Sequence[tuple[str, Evidence]]
 ) -> Computation | Miscalculation | None:
-    """How the amount or quantity ``ident`` of ``text`` is computed from the cited
+    """How the amount, quantity or date ``ident`` of ``text`` is computed from the cited
     ``evidence`` (prepared by :func:`evidence`), where ``text`` says it is computed:
     a :class:`~assay.grounding.Computation` accepts it; a
     :class:`~assay.grounding.Miscalculation` names the value the computation the
     text describes gives instead; ``None`` where neither applies."""
-    if ident.kind not in ("amount", "quantity") or not evidence:
+    if ident.kind not in ("amount", "quantity", "date") or not evidence:
         return None
     claim = normalise(text).text
     target = normalise(ident.value).text
@@ -343,6 +362,10 @@ def computation_in(
 def describe_computation(result: Computation | Miscalculation) -> str:
     """The computation, for a person: ``the sum of 1040 and 216 (1256)``."""
     computation = result.expected if isinstance(result, Miscalculation) else result
+    if computation.operation == "date_shift":
+        start, shift = computation.operands
+        days = f"{shift.value.normalize():f}"
+        return f"{start.text} plus {days} days in the cited evidence is {computation.detail}"
     operands = [o.text for o in computation.operands]
     shown = ", ".join(operands[:8]) + (", …" if len(operands) > 8 else "")
     what = {
@@ -354,6 +377,11 @@ def describe_computation(result: Computation | Miscalculation) -> str:
         "percent_of": "the share of",
         "count": "the count of",
         "elapsed": "the time between",
+        "date_shift": "the date shifted from",
+        "maximum": "the largest value of",
+        "minimum": "the smallest value of",
     }[computation.operation]
+    if computation.operation in ("maximum", "minimum"):
+        shown = computation.detail
     over = f"{what} {shown}" if shown else f"{what} {computation.detail}"
     return f"{over} in the cited evidence is {computation.result.normalize():f}"

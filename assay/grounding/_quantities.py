@@ -7,7 +7,10 @@ rate (``EUR 610/h``, ``€255 an hour``, ``45.00/day``, ``0.12 per km``), the th
 counts (``120 units``, ``three orders``), and a hedge before it (``about 9.8
 tonnes``, ``a little over 2.1 tonnes``, ``just under two days``). Durations written
 in parts (``1 hour 15 minutes``, ``23m 05s``) are one quantity, and so is a number
-written twice as contracts write it (``five (5) years``).
+written twice as contracts write it (``five (5) years``). Dollars may be named in
+words (``189 Canadian dollars``), pieces counted as tickets print them (``2PC``),
+and a pack read into its count and its measure (``24x500ml``,
+:mod:`assay.grounding._tokens`).
 
 :func:`same` says whether two quantities state the same amount: ``2.0 h`` and ``2
 hours``, ``1500 ms`` and ``1.5 s``, ``2.1 t`` and ``2100 kg``, ``8.5%`` and ``0.085``
@@ -22,14 +25,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
-from typing import Literal
 
 from assay._text import word_set
 from assay.grounding._numbers import Convention, Number, find_numbers
+from assay.grounding._quantity import Approximation, Quantity, QuantityKind
+from assay.grounding._tokens import with_compact_durations, with_packs
 from assay.grounding._units import (
     CURRENCY_SIGNS,
+    DOLLARS,
     TIME_UNITS,
     currency_of,
     dollar_like,
@@ -48,15 +53,7 @@ __all__ = [
     "supports",
 ]
 
-QuantityKind = Literal["money", "percent", "measure", "count", "number"]
-#: How a claim hedges a value: ``about`` it, ``over`` it or ``under`` it.
-Approximation = Literal["about", "over", "under"]
-
 _UNIT_WORD = re.compile(r"[\x20\u00a0\u202f]?-?(%|[°º][CF]|[A-Za-zµμ€£$¥₹]+(?:/[a-z]+)?)")
-_COMPACT_DURATION = re.compile(
-    r"(?<![\w.-])(?=\d{1,4}(?:\.\d{1,3})?[hms]\d)(?:(?P<h>\d{1,4})h)?(?:(?P<m>\d{1,4})m)?(?:(?P<s>\d{1,4}(?:\.\d{1,3})?)s)?(?![\w.])"
-)
-_SECONDS = {"h": Decimal(3600), "m": Decimal(60), "s": Decimal(1)}
 #: Units that only count (requests), so that a rate of them may be read as a rate
 #: of what the evidence leaves unnamed.
 _COUNTED = frozenset({"request"})
@@ -151,36 +148,35 @@ _DOLLAR_CODE_BEFORE = re.compile(
     r"(?<![A-Za-z])(?:(US|CA|C|AU|A|NZ|HK|SG|S)|(USD|CAD|AUD|NZD|HKD|SGD|MXN)\x20?)$"
 )
 _DOLLAR_CODE_AFTER = re.compile(r"[\x20\u00a0]?(?:\(([A-Z]{3})\)|([A-Z]{3}))(?![A-Za-z])")
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Quantity:
-    """One quantity written in a text: ``text[start:end]`` and how it reads.
-
-    ``unit`` is a registry expression (``EUR``, ``kilowatt_hour``, ``EUR / hour``,
-    ``/ kilometre`` for a rate without a unit, ``percent``); ``word`` a unit word
-    the registry does not know (``m``, ``pounds``), compared as written; ``noun``
-    what a count counts.
-    """
-
-    start: int
-    end: int
-    text: str
-    values: frozenset[Decimal]
-    decimals: int
-    kind: QuantityKind
-    unit: str | None = None
-    word: str | None = None
-    noun: str | None = None
-    approximation: Approximation | None = None
-    spelled: bool = False
-    #: Where the hedge (``about``, ``a little over``) starts, when there is one.
-    hedge_start: int | None = None
-
-    @property
-    def value(self) -> Decimal:
-        """One reading (the largest), for messages; compare with :func:`same`."""
-        return max(self.values)
+#: A dollar named in words after an amount (``189 Canadian dollars``, ``129.00 US
+#: dollars``); ``dollars`` alone is some dollar, as ``$`` is.
+_DOLLAR_WORDS = re.compile(
+    r"[\x20\u00a0](?:(US|U\.S\.|American|Canadian|Australian|New\x20Zealand|Hong\x20Kong|"
+    r"Singapore|Mexican)\x20)?dollars?\b",
+    re.IGNORECASE,
+)
+_DOLLAR_NAMES = {
+    "us": "USD",
+    "u.s.": "USD",
+    "american": "USD",
+    "canadian": "CAD",
+    "australian": "AUD",
+    "new zealand": "NZD",
+    "hong kong": "HKD",
+    "singapore": "SGD",
+    "mexican": "MXN",
+}
+#: A number that counts part of a group (``three of the five tickets``, ``four of
+#: them``); in digits, of a group of so many (``2 of its 4 renewals``, not ``aisle 7
+#: of the depot``).
+_PART_OF_WORDS = re.compile(r"\x20of\x20(?:the|its|their|these|those|them|which|whom)\b", re.I)
+_PART_OF = re.compile(
+    r"\x20of\x20(?:the|its|their|these|those|all)\x20(?:\d{1,6}|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|eleven|twelve|[a-z]{3,5}teen|twenty|thirty|forty|fifty)\b",
+    re.I,
+)
+#: Pieces, as baggage allowances and packing lists print them (``2PC``, ``3 pcs``).
+_PIECES = frozenset({"pc", "pcs", "pce", "pces"})
 
 
 def find_quantities(
@@ -205,50 +201,8 @@ def find_quantities(
         if found and quantity.start < found[-1].end:
             continue
         found.append(quantity)
-    return _with_compact_durations(text, _joined_durations(text, found), spans)
-
-
-def _with_compact_durations(
-    text: str, found: list[Quantity], skip: Sequence[tuple[int, int]]
-) -> list[Quantity]:
-    """``found`` with the durations written as one token (``7m42s``, ``1h30m``, as Go
-    and many CI tools print them), whose digits read as parts of a name otherwise."""
-    extra: list[Quantity] = []
-    skip_starts = [a for a, _ in skip]
-    for match in _COMPACT_DURATION.finditer(text):
-        parts = [(match.group(u), u) for u in ("h", "m", "s") if match.group(u) is not None]
-        start, end = match.span()
-        if len(parts) < 2 or _overlaps(skip, skip_starts, start, end):
-            continue
-        unit = {"h": "hour", "m": "minute", "s": "second"}[parts[-1][1]]
-        seconds = sum(Decimal(v) * _SECONDS[u] for v, u in parts)
-        decimals = len(parts[-1][0].partition(".")[2])
-        extra.append(
-            Quantity(
-                start=start,
-                end=end,
-                text=match.group(0),
-                values=frozenset({seconds / _SECONDS[parts[-1][1]]}),
-                decimals=decimals,
-                kind="measure",
-                unit=unit,
-            )
-        )
-    if not extra:
-        return found
-    spans = [(e.start, e.end) for e in extra]
-    starts = [e.start for e in extra]
-    kept = [q for q in found if not _overlaps(spans, starts, q.start, q.end)]
-    return sorted([*kept, *extra], key=lambda q: q.start)
-
-
-def _overlaps(
-    spans: Sequence[tuple[int, int]], starts: Sequence[int], start: int, end: int
-) -> bool:
-    """Whether ``start:end`` overlaps one of ``spans`` (sorted, not overlapping each
-    other; ``starts`` their starts)."""
-    k = bisect_right(starts, start) - 1
-    return (k >= 0 and start < spans[k][1]) or (k + 1 < len(spans) and spans[k + 1][0] < end)
+    found = with_compact_durations(text, _joined_durations(text, found), spans)
+    return with_packs(text, found, spans)
 
 
 def _undoubled(text: str, numbers: list[Number]) -> list[Number]:
@@ -294,7 +248,11 @@ def _read(text: str, number: Number) -> Quantity:
         values, decimals = frozenset(v * factor for v in values), 0
     per_cent = _PER_CENT.match(text, end)
     after = _UNIT_WORD.match(text, end)
-    if per_cent is not None and unit is None:
+    dollars = _DOLLAR_WORDS.match(text, end) if unit is None else None
+    if dollars is not None:
+        named_by = (dollars.group(1) or "").lower().replace("\x20", " ")
+        unit, kind, end = _DOLLAR_NAMES.get(named_by, "dollar"), "money", dollars.end()
+    elif per_cent is not None and unit is None:
         unit, kind, end = "percent", "percent", per_cent.end()
     elif after is not None and not _glued_on(text, after.end()):
         spelling, stop = after.group(1), after.end()
@@ -305,10 +263,14 @@ def _read(text: str, number: Number) -> Quantity:
         if named is not None and (unit is None or (is_currency(named) and named == unit)):
             unit, end = named, stop
             kind = "percent" if named == "percent" else "money" if _money(named) else "measure"
+        elif unit is None and spelling.lower() in _PIECES:
+            noun, kind, end = "pieces", "count", stop
         elif unit is None and not number.word and _unit_like(spelling, glued=after.start(1) == end):
             word, kind, end = spelling, "measure", stop
         elif unit is None and _noun(spelling, values):
             noun, kind, end = spelling.lower(), "count", stop
+    if kind == "number" and _whole(values) and _part_of(text, end, number):
+        kind = "count"  # "three of the five tickets": a count of rows, to be checked
     unit, end = _dollar_named_after(text, unit, end)
     unit, end = _with_rate(text, unit, end)
     if unit is not None and unit.startswith("/") and kind == "number":
@@ -397,9 +359,22 @@ def _dollar_named_after(text: str, unit: str | None, end: int) -> tuple[str | No
         return unit, end
     named = _DOLLAR_CODE_AFTER.match(text, end)
     code = (named.group(1) or named.group(2)) if named is not None else None
-    if named is None or code is None or not dollar_like("dollar", code):
+    if named is None or code is None or code not in DOLLARS:
         return unit, end
     return code, named.end()
+
+
+def _whole(values: frozenset[Decimal]) -> bool:
+    """Whole numbers of two or more: what counts part of a group ("one of the", "half
+    of the" say which, or how much, not how many)."""
+    return all(v >= 2 and v == v.to_integral_value() for v in values)
+
+
+def _part_of(text: str, end: int, number: Number) -> bool:
+    """The number counts part of a group: ``three of the five tickets``."""
+    if number.word and _PART_OF_WORDS.match(text, end):
+        return True
+    return _PART_OF.match(text, end) is not None
 
 
 def _glued_on(text: str, end: int) -> bool:

@@ -8,8 +8,11 @@ second to load. Every factor here is an exact decimal, so ``1500 ms`` is exactly
 
 Currencies are dimensions of their own, so euros never convert to pounds and a
 sum of the two is refused. ``$`` is its own currency, *some* dollar: it is also the
-Australian, Canadian and Hong Kong dollar's sign, so ``$40`` is not ``USD 40``
-unless the evidence says which dollar (:func:`dollar_like`). Temperatures in
+Australian, Canadian and Hong Kong dollar's sign, so evidence's ``$40`` is not ``USD
+40``. A claim's ``$`` is read as a reader reads it, as the US dollar: it is stated by
+an amount the evidence says is in USD, never by one in Canadian or Australian
+dollars, whose honest forms are ``C$``, ``CAD`` or ``Canadian dollars``
+(:func:`dollar_like`). Temperatures in
 Celsius and Fahrenheit are separate dimensions too: converting them needs an
 offset, and a claim that converts one has done arithmetic, not a unit rewrite.
 
@@ -32,6 +35,7 @@ __all__ = [
     "CURRENCY_CODES",
     "CURRENCY_SIGNS",
     "DEFINITIONS",
+    "DOLLARS",
     "TIME_UNITS",
     "Measure",
     "currency_of",
@@ -138,7 +142,9 @@ CURRENCY_SIGNS = {"€": "EUR", "£": "GBP", "$": "dollar", "¥": "yen_or_yuan",
 _CODE_LIST = "EUR GBP USD CAD AUD NZD HKD SGD MXN CHF JPY CNY INR SEK NOK DKK PLN CZK"
 CURRENCY_CODES = frozenset(_CODE_LIST.split())
 _CODES = CURRENCY_CODES
-_DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN", "dollar"})
+#: The currencies a ``$`` may stand for, where a code beside it says which
+#: (``$12 CAD``).
+DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN", "dollar"})
 _YEN_OR_YUAN = frozenset({"JPY", "CNY", "yen_or_yuan"})
 _CURRENCY_WORDS = {"euro": "EUR", "euros": "EUR", "usd": "USD", "eur": "EUR", "gbp": "GBP"}
 
@@ -154,6 +160,11 @@ _EXACT: dict[str, str] = {
     "g": "gram",
     "mg": "milligram",
     "kg": "kilogram",
+    # Capitals, as tickets, manifests and baggage allowances print them (``2PC 23KG``).
+    "KG": "kilogram",
+    "KGS": "kilogram",
+    "LB": "pound_mass",
+    "LBS": "pound_mass",
     "t": "tonne",
     "mm": "millimetre",
     "cm": "centimetre",
@@ -284,69 +295,8 @@ _WORDS: dict[str, str] = {
     "request": "request",
     "requests": "request",
 }
-#: Key and column-name endings that name a unit (``gross_weight_kg``, ``PRICE_GBP``).
-_KEY_UNITS: dict[str, str] = {
-    "ms": "millisecond",
-    "s": "second",
-    "sec": "second",
-    "secs": "second",
-    "seconds": "second",
-    "min": "minute",
-    "mins": "minute",
-    "minutes": "minute",
-    "h": "hour",
-    "hours": "hour",
-    "days": "day",
-    "nights": "night",
-    "weeks": "week",
-    "months": "month",
-    "years": "year",
-    "kg": "kilogram",
-    "g": "gram",
-    "t": "tonne",
-    "km": "kilometre",
-    "mm": "millimetre",
-    "kwh": "kilowatt_hour",
-    "wh": "watt_hour",
-    "mwh": "megawatt_hour",
-    "mv": "millivolt",
-    "v": "volt",
-    "mb": "megabyte",
-    "gb": "gigabyte",
-    "mib": "mebibyte",
-    "gib": "gibibyte",
-    "dbm": "dbm",
-    "pa": "pascal",
-    "kpa": "kilopascal",
-    "bar": "bar",
-    "mbar": "millibar",
-    "hz": "hertz",
-    "w": "watt",
-    "kw": "kilowatt",
-    "mw": "megawatt",
-    "kj": "kilojoule",
-    "mg": "milligram",
-    "lb": "pound_mass",
-    "lbs": "pound_mass",
-    "mi": "mile",
-    "cm": "centimetre",
-    "ma": "milliampere",
-    "l": "litre",
-    "ml": "millilitre",
-    # Every currency code of the registry (``price_eur``, ``revenue_aud``); none is
-    # an English word, as ``ALL`` or ``TRY`` would be.
-    **{code.lower(): code for code in CURRENCY_CODES},
-    "celsius": "degree_celsius",
-    "degc": "degree_celsius",
-    "fahrenheit": "degree_fahrenheit",
-    "degf": "degree_fahrenheit",
-}
-#: Words of a field that make a last ``c`` or ``f`` a temperature scale
-#: (``temp_c``, ``ambient_temperature_f``); alone, ``c`` and ``f`` name nothing.
-_TEMPERATURE_KEYS = frozenset({"temp", "temperature", "setpoint", "ambient", "dewpoint"})
-_TEMPERATURE_SCALES = {"c": "degree_celsius", "f": "degree_fahrenheit"}
 #: Words for "per period" (``monthly``, ``a year``): the period's unit.
-_PERIOD_WORDS: dict[str, str] = {
+PERIOD_WORDS: dict[str, str] = {
     "hourly": "hour",
     "daily": "day",
     "nightly": "night",
@@ -374,79 +324,10 @@ def unit_of(spelling: str) -> str | None:
     return _WORDS.get(spelling.lower()) or _CURRENCY_WORDS.get(spelling.lower())
 
 
-#: Units that name a field's unit from its first part (``km_driven``, ``days_left``):
-#: short symbols, currency codes and plurals of time, not words a field may begin
-#: with for another reason (``day_of_week``, ``min_order``, ``bar_code``).
-_LEADING_UNITS = frozenset(
-    k for k in _KEY_UNITS if 2 <= len(k) <= 3 and k not in {"bar", "min", "sec", "ma", "pa"}
-) | {
-    # A plural of time counts what follows it (``days_taken``, ``hours_worked``);
-    # the singular usually names a part of a date (``day_of_week``, ``year_built``).
-    p
-    for p in ("seconds", "minutes", "hours", "days", "weeks", "months", "years")
-    if p in _KEY_UNITS
-}
-
-
-def key_unit(key: str) -> str | None:
-    """The unit a field or column name ends with: ``voltage_mv`` → millivolts,
-    ``flow_l_per_s`` → litres per second, ``price_gbp`` → GBP, ``rent_monthly`` →
-    per month (``/month``), ``requests_per_minute`` and ``per_minute`` → per minute,
-    ``fuel_surcharge_pct`` → percent, ``temp_c`` → degrees Celsius, ``km_driven`` →
-    kilometres."""
-    parts = [p for p in _split_key(key) if p]
-    if not parts:
-        return None
-    if len(parts) >= 2 and parts[-2] == "per":
-        head = _KEY_UNITS.get(parts[-3]) if len(parts) >= 3 else None
-        tail = _KEY_UNITS.get(parts[-1])
-        if head and tail:
-            return f"{head} / {tail}"
-        period = period_of(parts[-1])
-        if period is None:
-            return None
-        # ``price_eur_per_day``: an amount per period; ``per_minute``,
-        # ``errors_per_hour``: a count of what the field names, per period.
-        return f"{head} / {period}" if head is not None else f"/ {period}"
-    last = parts[-1]
-    if last in ("pct", "percent"):
-        return "percent"
-    if last in _TEMPERATURE_SCALES and _TEMPERATURE_KEYS.intersection(parts[:-1]):
-        return _TEMPERATURE_SCALES[last]
-    if last in _PERIOD_WORDS:
-        return "/ " + _PERIOD_WORDS[last]
-    if len(parts) == 1:
-        return _KEY_UNITS.get(last) if len(last) > 2 else None
-    # ``lease_years_remaining``: the last part that names a unit, after the first.
-    named = next((_KEY_UNITS[p] for p in reversed(parts[1:]) if p in _KEY_UNITS), None)
-    if named is None and parts[0] in _LEADING_UNITS:
-        # ``km_driven``, ``kwh_used``, ``eur_total``: a unit's symbol first.
-        return _KEY_UNITS[parts[0]]
-    return named
-
-
-def _split_key(key: str) -> list[str]:
-    out: list[str] = []
-    word = ""
-    for c in key:
-        if c.isalnum():
-            if c.isupper() and word and word[-1].islower():
-                out.append(word.lower())
-                word = ""
-            word += c
-        else:
-            if word:
-                out.append(word.lower())
-            word = ""
-    if word:
-        out.append(word.lower())
-    return out
-
-
 def period_of(word: str) -> str | None:
     """The period a word says a rate is per: ``monthly`` → month, ``hour`` → hour."""
     lowered = word.lower()
-    found = _PERIOD_WORDS.get(lowered)
+    found = PERIOD_WORDS.get(lowered)
     if found is not None:
         return found
     unit = unit_of(word)
@@ -467,12 +348,16 @@ def is_currency(unit: str) -> bool:
 
 def dollar_like(stated: str, named: str) -> bool:
     """Whether a claim's currency ``stated`` is consistent with the evidence's
-    ``named``: the same, or the claim's ``$`` (``¥``) for a dollar (yen, yuan)
-    that the evidence names."""
+    ``named``: the same, the claim's ``$`` for an amount the evidence says is in US
+    dollars, or its ``¥`` for yen or yuan.
+
+    A ``$`` alone reads as the US dollar to whoever reads the claim, so an amount in
+    Canadian or Australian dollars does not state it: ``$69.50`` for a record in CAD
+    misstates the currency (``C$69.50`` or ``CAD 69.50`` state it)."""
     if stated == named:
         return True
     if stated == "dollar":
-        return named in _DOLLARS
+        return named == "USD"
     return stated == "yen_or_yuan" and named in _YEN_OR_YUAN
 
 

@@ -711,6 +711,10 @@ SCRIPTS = {
     "agent_grounding_relations_fresh": "agent_grounding",
     "agent_grounding_relations_fresh_before": "agent_grounding",
     "agent_threshold": "fit_agent_threshold",
+    "agent_grounding_values_fresh": "agent_grounding",
+    "agent_grounding_values_fresh_before": "agent_grounding",
+    "grounding_rules_values_fresh": "grounding_rules",
+    "grounding_rules_values_fresh_before": "grounding_rules",
 }
 
 BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
@@ -737,6 +741,12 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "eval_throughput": _eval_throughput,
     "service_load": _service_load,
     "cli_startup": _cli_startup,
+    # The fresh set of values stated in another form, before and after the readings
+    # of units stated apart from the number (docs/grounding.md).
+    "agent_grounding_values_fresh_before": _agent_grounding,
+    "agent_grounding_values_fresh": _agent_grounding,
+    "grounding_rules_values_fresh_before": _grounding_rules,
+    "grounding_rules_values_fresh": _grounding_rules,
 }
 
 

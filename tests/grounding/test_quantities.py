@@ -294,7 +294,9 @@ def test_a_code_beside_the_dollar_sign_says_which_dollar(
 
 def test_a_named_dollar_supports_its_code_and_no_other() -> None:
     assert supports(_one("$12 (USD)"), _one("USD 12"))
-    assert supports(_one("CA$12"), _one("$12"))  # a claim's $ is any dollar
+    # A claim's $ reads as the US dollar: a Canadian amount does not state it.
+    assert not supports(_one("CA$12"), _one("$12"))
+    assert supports(_one("CA$12"), _one("C$12"))
     assert not supports(_one("CA$12"), _one("USD 12"))
 
 
