@@ -7,8 +7,10 @@ A proposition is *accounted for* when one record of one cited entry (a JSON obje
 with the scalar fields of the objects that hold it, a text line or sentence) holds
 every one of its slots:
 
-* each date, time and quantity, written in any form the grounding engine reads, or
-  computed from that record;
+* each date, time and quantity, written there in any form the grounding engine
+  reads (a value computed from the record is not enough: "the outage lasted 2.5
+  hours" computed from a maintenance window's start and end is right arithmetic
+  over the wrong fields);
 * each identifier (an id, a code, a hash, a path);
 * each name: a run of capitalised words that is not the first word of a sentence,
   a month, a weekday or a time zone.
@@ -75,7 +77,7 @@ def accounted(text: str, cited: Sequence[LedgerEntry]) -> Accounted | None:
                 continue
             if not all(holds(scope, name) for name in names):
                 continue
-            if all(check.ok for check in check_values(text, [scope])):
+            if all(check.status == "found" for check in check_values(text, [scope])):
                 return Accounted(entry=entry, record=record)
     return None
 
