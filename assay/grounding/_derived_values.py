@@ -237,6 +237,11 @@ def converted(amount: Amount, unit: str | None) -> Decimal | None:
     if amount.unit is None or unit is None or amount.unit == unit:
         return amount.value
     a, b = _measure(amount.unit), _measure(unit)
+    currency = currency_of(unit)
+    # A value whose evidence names no currency (a bare 398 over 2 nights) is compared
+    # with a money result (EUR 199 a night) in the result's other units.
+    if a and b and a[1] != b[1] and currency is not None and currency_of(amount.unit) is None:
+        b = _measure(_expression(unit).replace(currency, "1", 1))
     if a is None or b is None or a[1] != b[1]:
         return None
     return amount.value * a[0] / b[0]
@@ -254,6 +259,12 @@ def joined(value: Decimal, a: str | None, b: str | None, op: str) -> Amount:
     """A product (``op`` ``*``) or a ratio (``/``) of two amounts in units ``a`` and
     ``b``: in their joined unit, or a plain number where the units cancel (a monthly
     rent times a number of months is an amount of money; hours over hours a number)."""
+    if a in _FRACTIONS or b in _FRACTIONS:  # a share of an amount: that amount's unit
+        factor = _FRACTIONS.get(a or "", Decimal(1)) * _FRACTIONS.get(b or "", Decimal(1))
+        if op == "/" and b in _FRACTIONS:
+            factor = _FRACTIONS.get(a or "", Decimal(1)) / _FRACTIONS[b or ""]
+        a, b = (None if a in _FRACTIONS else a), (None if b in _FRACTIONS else b)
+        value *= factor
     if b is None:
         return Amount(value=value, unit=a)
     if a is None:
@@ -300,8 +311,12 @@ def shown(value: Amount | Moment, stated: Stated | None = None) -> str:
     written form where there is one (``37 minutes`` for a result ``47 minutes``)."""
     if isinstance(value, Moment):
         return _shown_moment(value)
-    like = stated.amounts[0] if stated and stated.amounts else None
     number = converted(value, stated.unit) if stated else value.value
+    like = (
+        min(stated.amounts, key=lambda r: abs(r[0] - number) if number is not None else 0)
+        if stated and stated.amounts
+        else None
+    )
     if number is None or like is None or stated is None:
         return _with_unit(_number(value.value, None), value.unit)
     money = currency_of(stated.unit) is not None or currency_of(value.unit) is not None
