@@ -7,6 +7,7 @@ has checked it: :class:`Gate` for hand-overs between agents, :func:`validate_rep
 """
 
 from assay.gate._correction import self_correcting
+from assay.gate._derivation import cited_value, evaluate_derivation
 from assay.gate._gate import Gate, ToolLookup
 from assay.gate._manifest import (
     Artifact,
@@ -40,6 +41,8 @@ __all__ = [
     "ToolLookup",
     "annotate",
     "build_manifest",
+    "cited_value",
+    "evaluate_derivation",
     "self_correcting",
     "validate_reply",
 ]

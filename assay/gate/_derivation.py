@@ -32,7 +32,7 @@ from assay.gate._records import GateFinding
 from assay.grounding import CitedValue, Derived, convention_of, derive, states_result
 from assay.ledger import LedgerEntry
 
-__all__ = ["check_derivations", "cited_value", "derived_for"]
+__all__ = ["check_derivations", "cited_value", "evaluate_derivation"]
 
 
 def cited_value(text: str, cite: QuoteCitation | PointerCitation) -> CitedValue | None:
@@ -56,7 +56,7 @@ def _exact(text: str) -> Any:
     return json.loads(text, parse_float=Decimal)
 
 
-def derived_for(
+def evaluate_derivation(
     text: str, expr: str, result: str, cited: Sequence[CitedValue | None]
 ) -> Derived | str:
     """The derivation evaluated, or why it is refused: also where its stated result
@@ -90,7 +90,7 @@ def check_derivations(
                 cited.append(found)
             else:
                 derivation = prop.derivation
-                why = derived_for(prop.text, derivation.expr, derivation.result, cited)
+                why = evaluate_derivation(prop.text, derivation.expr, derivation.result, cited)
                 if isinstance(why, str):
                     errors.append(
                         GateFinding(

@@ -15,7 +15,7 @@ from typing import Any
 
 from assay._search import Bm25Index
 from assay.contract import Proposition
-from assay.gate._derivation import cited_value, derived_for
+from assay.gate import cited_value, evaluate_derivation
 from assay.grounding import Computation, Derived, describe_computation, states_result, view_of
 from assay.ledger import LedgerEntry
 from assay.verifier._accounted import Accounted, accounted
@@ -125,7 +125,7 @@ class PropositionContext:
             cited_value(by_id[cite.ledger_id].text, cite) if k in named else None
             for k, cite in enumerate(self.proposition.cites or ())
         ]
-        return derived_for(self.text, derivation.expr, derivation.result, cited)
+        return evaluate_derivation(self.text, derivation.expr, derivation.result, cited)
 
     @cached_property
     def verified_derivation(self) -> Derived | None:
