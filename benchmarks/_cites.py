@@ -10,6 +10,15 @@ claim's values or shares three of its content words, or, for a claim that matche
 none, the sentence that shares most of its words. A claim that states a value
 falsely cites, by the same rule, what it is about: the fields and sentences of
 everything else it states.
+
+Where the claim states a value computed from its evidence (a sum, a difference, an
+elapsed time, a product, ratio or percentage, as the checked arithmetic reads its
+cue), :func:`derivation_for` also writes the derivation: the operands cited (a
+pointer to each field, a quote of each value in text) and the expression over them,
+with the claim's own value as the result. For a claim whose value is wrong, that is
+the operation its cue describes over the values it names, stating the wrong result,
+as an agent that miscalculated would. A count of a text table's rows has no citation
+to point at, and is not written.
 """
 
 from __future__ import annotations
@@ -20,10 +29,17 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, cast
 
+from assay.contract import PointerCitation, QuoteCitation
+from assay.gate import cited_value, evaluate_derivation
 from assay.grounding import (
+    Computation,
+    Derived,
+    EvidenceView,
+    Operand,
     check_values,
     extract_identifiers,
     find_numbers,
+    ground,
     identifier_in_evidence,
     view_of,
 )
@@ -150,3 +166,104 @@ def quotes(claim: str, text: str) -> list[str]:
         return list(dict.fromkeys(chosen))
     ranked = sorted(sentences, key=lambda s: -len(words & _content(s)))
     return ranked[:1] if ranked and words & _content(ranked[0]) else []
+
+
+# --- derivations -------------------------------------------------------------------
+
+_FORMS = {
+    "sum": ("sum({})",),
+    "difference": ("{0} - {1}", "{1} - {0}"),
+    "elapsed": ("elapsed({0}, {1})", "elapsed({1}, {0})"),
+    "product": ("{0} * {1}",),
+    "ratio": ("{0} / {1}",),
+    "percentage": ("percent({0}, {1})", "percent({1}, {0})"),
+    "percent_of": ("{0} * {1}",),
+}
+
+
+def derivation_for(
+    claim: str, entries: list[tuple[str, str]], cites: list[dict[str, str]]
+) -> dict[str, str] | None:
+    """The derivation of the first value of ``claim`` that the checked arithmetic
+    reads as computed from ``entries`` (rightly or not), with the citations of its
+    operands added to ``cites``; ``None`` where it reads none."""
+    views = [view_of(text) for _, text in entries]
+    for grounded in ground(claim, [v.text for v in views]).values:
+        wrong = grounded.miscalculation
+        computation = grounded.computation or (wrong.expected if wrong else None)
+        if grounded.found_in or computation is None or computation.operation not in _FORMS:
+            continue
+        names = _operand_names(computation, entries, views, cites)
+        if names:
+            found = _written(claim, computation, names, grounded.identifier.value, entries, cites)
+            if found is not None:
+                return found
+    return None
+
+
+def _operand_names(
+    computation: Computation,
+    entries: list[tuple[str, str]],
+    views: list[EvidenceView],
+    cites: list[dict[str, str]],
+) -> list[str]:
+    names: list[str] = []
+    for operand in computation.operands:
+        cite = _operand_cite(entries[operand.document], views[operand.document], operand)
+        if cite is None:
+            return []
+        if cite not in cites:
+            cites.append(cite)
+        names.append(f"${cites.index(cite)}")
+    return names
+
+
+def _operand_cite(
+    entry: tuple[str, str], view: EvidenceView, operand: Operand
+) -> dict[str, str] | None:
+    ledger_id, stored = entry
+    if not view.is_json:
+        start, end = view.to_stored(operand.start, operand.end)
+        return {"ledger_id": ledger_id, "quote": stored[start:end]}
+    by_path = {path: pointer for path, pointer, _ in _paths(json.loads(stored))}
+    for line in view.lines:
+        if line.start <= operand.start and operand.end <= line.end and line.path in by_path:
+            return {"ledger_id": ledger_id, "pointer": by_path[line.path]}
+    return None
+
+
+def _written(
+    claim: str,
+    computation: Computation,
+    names: list[str],
+    result: str,
+    entries: list[tuple[str, str]],
+    cites: list[dict[str, str]],
+) -> dict[str, str] | None:
+    """The first form of the operation whose value is the result; else the first
+    that evaluates to a value that is not negative (a wrong result stays wrong). A
+    form the gate would refuse (a hedged result, "just under two days") is not
+    written: a careful agent states a derivation's result exactly."""
+    forms = _FORMS[computation.operation]
+    if computation.operation == "sum":
+        exprs = [forms[0].format(", ".join(names))]
+    elif len(names) == 2:
+        exprs = [form.format(*names) for form in forms]
+    else:
+        return None
+    stored = dict(entries)
+    cited = [
+        cited_value(
+            stored[c["ledger_id"]],
+            QuoteCitation(ledger_id=c["ledger_id"], quote=c["quote"])
+            if "quote" in c
+            else PointerCitation(ledger_id=c["ledger_id"], pointer=c["pointer"]),
+        )
+        for c in cites
+    ]
+    derived = [(expr, evaluate_derivation(claim, expr, result, cited)) for expr in exprs]
+    evaluated = [(expr, d) for expr, d in derived if isinstance(d, Derived)]
+    chosen = next((expr for expr, d in evaluated if d.holds), None) or next(
+        (expr for expr, d in evaluated if not d.value.lstrip().startswith("-")), None
+    )
+    return {"expr": chosen, "result": result} if chosen else None

@@ -35,7 +35,7 @@ if __package__ in (None, ""):
 
 from assay import ControlPlane, ToolSpec
 from assay.fence import fence
-from benchmarks._cites import cites_for
+from benchmarks._cites import cites_for, derivation_for
 from benchmarks._common import write_result
 
 DEFAULT_DATA = (
@@ -85,7 +85,8 @@ def agent_for(
 ) -> Callable[[dict[str, Any]], Any]:
     """The agent: one bus call per evidence entry, every entry cited, one proposition;
     with ``cites``, the proposition also points at the fields and sentences that hold
-    its values (:func:`benchmarks._cites.cites_for`)."""
+    its values (:func:`benchmarks._cites.cites_for`) and, where it states a computed
+    value, writes its derivation (:func:`benchmarks._cites.derivation_for`)."""
 
     def agent(state: dict[str, Any]) -> dict[str, Any]:
         ids = []
@@ -98,9 +99,13 @@ def agent_for(
         claim = item["claim"]
         proposition: dict[str, Any] = {"id": "c1.p1", "text": claim, "ledger_ids": ids}
         if cites:
-            written = cites_for(claim, [(i, cp.ledger.get(i).text) for i in ids])
+            entries = [(i, cp.ledger.get(i).text) for i in ids]
+            written = cites_for(claim, entries)
+            derivation = derivation_for(claim, entries, written)
             if written:
                 proposition["cites"] = written
+            if derivation is not None:
+                proposition["derivation"] = derivation
         return {
             "handover": {
                 "run_id": state["run_id"],

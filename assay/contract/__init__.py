@@ -24,6 +24,7 @@ if typing.TYPE_CHECKING:
         Citation,
         Claim,
         ClaimType,
+        Derivation,
         Handover,
         NLILabel,
         OpenQuestion,
@@ -48,6 +49,7 @@ __all__ = [
     "Citation",
     "Claim",
     "ClaimType",
+    "Derivation",
     "Handover",
     "NLILabel",
     "OpenQuestion",
@@ -69,6 +71,7 @@ __all__ = [
 __getattr__, __dir__ = _exports(
     __name__,
     {
+        "Derivation": "assay.contract._records",
         "HANDOVER_SCHEMA_ID": "assay.contract._records",
         "HANDOVER_SCHEMA_VERSION": "assay.contract._records",
         "NLI_LABELS": "assay.contract._records",

@@ -31,6 +31,7 @@ __all__ = [
     "Citation",
     "Claim",
     "ClaimType",
+    "Derivation",
     "Handover",
     "NLILabel",
     "OpenQuestion",
@@ -123,13 +124,26 @@ Citation = Annotated[
 ]
 
 
+class Derivation(BaseModel):
+    """A value the proposition computes from its cited values, as code can redo it:
+    ``expr`` in the derivation language over ``$0``, ``$1``, … (its citations in
+    ``cites``, by index), and ``result``, the value it states (``37 minutes``,
+    ``EUR 1,246.50``, ``2025-04-13``). See :func:`assay.grounding.derive`."""
+
+    model_config = _STRICT
+
+    expr: NonEmpty
+    result: NonEmpty
+
+
 class Proposition(BaseModel):
     """One checkable statement and the ledger entries that are its evidence.
 
     ``cites`` points, optionally, at where in those entries the statement is made. An
     entry a citation names is cited: where ``ledger_ids`` leaves it out it is added
     there, in the order of ``cites``, so ``ledger_ids`` may be omitted when every
-    entry is cited by a span or a field."""
+    entry is cited by a span or a field. ``derivation`` states how a value of the
+    proposition is computed from what ``cites`` names, for code to check."""
 
     model_config = _STRICT
 
@@ -141,6 +155,7 @@ class Proposition(BaseModel):
     # Left out of a dump where absent, so that a hand-over without citations is
     # recorded, hashed and shown exactly as it was before citations existed.
     cites: list[Citation] | None = Field(default=None, exclude_if=lambda v: v is None)
+    derivation: Derivation | None = Field(default=None, exclude_if=lambda v: v is None)
     entailment: PropositionVerdict | None = None
 
     @model_validator(mode="after")

@@ -14,6 +14,7 @@ if typing.TYPE_CHECKING:
     from assay.gate._citations import CitedSpan, nfkc
     from assay.gate._citations import locate as locate_citation
     from assay.gate._correction import self_correcting
+    from assay.gate._derivation import cited_value, evaluate_derivation
     from assay.gate._gate import Gate, ToolLookup
     from assay.gate._manifest import (
         Artifact,
@@ -49,6 +50,8 @@ __all__ = [
     "ToolLookup",
     "annotate",
     "build_manifest",
+    "cited_value",
+    "evaluate_derivation",
     "locate_citation",
     "nfkc",
     "self_correcting",
@@ -61,6 +64,8 @@ __all__ = [
 __getattr__, __dir__ = _exports(
     __name__,
     {
+        "cited_value": "assay.gate._derivation",
+        "evaluate_derivation": "assay.gate._derivation",
         "CitedSpan": "assay.gate._citations",
         "locate_citation": "assay.gate._citations:locate",
         "nfkc": "assay.gate._citations",

@@ -22,6 +22,7 @@ from assay.gate._arguments import (
     unsupported_intent_errors,
 )
 from assay.gate._citations import check_cites
+from assay.gate._derivation import check_derivations
 from assay.gate._records import GateCheck, GateDecision, GateFinding, ReplyReport
 from assay.gate._reply import Conversation, reply_report
 from assay.ledger import Ledger, LedgerEntry, canonical_json
@@ -66,6 +67,7 @@ class Gate:
             _checks.check_citations,
             _checks.check_quotes,
             check_cites,
+            check_derivations,
             _checks.check_dependencies,
             self._check_actions,
             _checks.check_identifiers,

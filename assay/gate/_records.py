@@ -20,6 +20,7 @@ GATE_ERROR_CODES: frozenset[str] = frozenset(
         "uncitable_entry",
         "quote_mismatch",
         "fabricated_citation",
+        "bad_derivation",
         "entailment_preset",
         "unknown_tool",
         "unknown_version",

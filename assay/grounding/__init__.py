@@ -14,6 +14,9 @@
   exactly a sum, difference, product, ratio, percentage, count or date difference
   of values in the evidence and the claim says it is one (``compute``,
   ``check_values``); a wrong result names the right one (``Miscalculation``).
+- Derivations: a computation an agent states over its citations
+  (``elapsed($0, $1)``, ``sum($0, $1, $2)``, ``count($0, status == "closed")``),
+  evaluated by code and compared with its stated result (``derive``).
 """
 
 from assay.grounding._arithmetic import (
@@ -43,6 +46,16 @@ from assay.grounding._dates import (
     find_dates,
     same_date,
     years_in,
+)
+from assay.grounding._derivation import (
+    DERIVATION_FUNCTIONS,
+    MAX_DERIVATION_CHARS,
+    MAX_DERIVATION_NODES,
+    CitedValue,
+    Derived,
+    derivation_cites,
+    derive,
+    states_result,
 )
 from assay.grounding._evidence import (
     EvidenceIndex,
@@ -114,17 +127,22 @@ __all__ = [
     "CURRENCY_CODES",
     "CURRENCY_SIGNS",
     "DEFINITIONS",
+    "DERIVATION_FUNCTIONS",
     "GROUNDING_CACHE",
     "MAX_DATES",
+    "MAX_DERIVATION_CHARS",
+    "MAX_DERIVATION_NODES",
     "MAX_OPERANDS",
     "MAX_RECORDS",
     "TIME_UNITS",
     "VARIATION_SELECTORS",
     "Approximation",
+    "CitedValue",
     "ClaimValue",
     "Computation",
     "Convention",
     "DateMention",
+    "Derived",
     "EvidenceIndex",
     "EvidenceView",
     "Grounded",
@@ -153,6 +171,8 @@ __all__ = [
     "convention_of",
     "currency_of",
     "decimals_of",
+    "derivation_cites",
+    "derive",
     "describe_computation",
     "dollar_like",
     "evidence_index",
@@ -179,6 +199,7 @@ __all__ = [
     "same",
     "same_date",
     "script_of",
+    "states_result",
     "supports",
     "unit_of",
     "value_spans",

@@ -15,7 +15,8 @@ from typing import Any
 
 from assay._search import Bm25Index
 from assay.contract import Proposition
-from assay.grounding import Computation, describe_computation, view_of
+from assay.gate import cited_value, evaluate_derivation
+from assay.grounding import Computation, Derived, describe_computation, states_result, view_of
 from assay.ledger import LedgerEntry
 from assay.verifier._accounted import Accounted, accounted
 from assay.verifier._citations import Cited, CitedSpan, cited_reading, located
@@ -102,14 +103,69 @@ class PropositionContext:
     @cached_property
     def grounded(self) -> Settled:
         """The proposition's values against the views: those found nowhere, those
-        computed from the evidence, and a computation done wrong."""
-        return deterministic_gaps(self.text, self.views)
+        computed from the evidence, and a computation done wrong. The result of a
+        verified derivation counts as found."""
+        verified = self.verified_derivation
+        if verified is None:
+            return deterministic_gaps(self.text, self.views)
+        return deterministic_gaps(
+            self.text, self.views, derived=lambda value: states_result(value, verified)
+        )
+
+    @cached_property
+    def derivation(self) -> Derived | str | None:
+        """The proposition's ``derivation`` evaluated over what its citations name
+        (:func:`assay.grounding.derive`), or why it cannot be; ``None`` without one."""
+        derivation = self.proposition.derivation
+        if derivation is None:
+            return None
+        named = {c.index for group in self.citations.values() for c in group}
+        by_id = self.run_evidence.by_id
+        cited = [
+            cited_value(by_id[cite.ledger_id].text, cite) if k in named else None
+            for k, cite in enumerate(self.proposition.cites or ())
+        ]
+        return evaluate_derivation(self.text, derivation.expr, derivation.result, cited)
+
+    @cached_property
+    def verified_derivation(self) -> Derived | None:
+        """The derivation, where it evaluates to its stated result."""
+        derived = self.derivation
+        return derived if isinstance(derived, Derived) and derived.holds else None
+
+    def derivation_record(self, derived: Derived) -> dict[str, Any]:
+        """A derivation as a verdict records it, beside the computations: each cited
+        value it read with its ledger entry and stored span."""
+        cites = self.proposition.cites or ()
+        found = {c.index: c.found for group in self.citations.values() for c in group}
+        operands: list[dict[str, Any]] = []
+        for k in derived.cites:
+            span = found.get(k)
+            if isinstance(span, CitedSpan):
+                operands.append(
+                    {"ledger_id": cites[k].ledger_id, "span": list(span.stored), "text": span.shown}
+                )
+        return {
+            "operation": derived.operation,
+            "result": derived.value,
+            "unit": derived.unit,
+            "cue": "derivation",
+            "operands": operands,
+            "statement": derived.statement,
+            "expr": derived.expr,
+            "stated": derived.result,
+        }
 
     @cached_property
     def computations(self) -> tuple[dict[str, Any], ...]:
         """The verified computations as a verdict records them (operands with their
-        ledger entries and stored spans, so that an auditor can redo them)."""
-        return tuple(computation_record(c, self.cited) for c in self.grounded.computations)
+        ledger entries and stored spans, so that an auditor can redo them), the
+        verified derivation's first."""
+        records = [computation_record(c, self.cited) for c in self.grounded.computations]
+        verified = self.verified_derivation
+        if verified is not None:
+            records.insert(0, self.derivation_record(verified))
+        return tuple(records)
 
     @cached_property
     def citations(self) -> dict[str, list[Cited]]:
@@ -167,8 +223,12 @@ class PropositionContext:
                 binding.reading if e.id == binding.entry.id else r
                 for e, r in zip(self.cited, readings, strict=True)
             ]
-        if self.grounded.computations:
-            stated = " ".join(f"{describe_computation(c)}." for c in self.grounded.computations)
+        statements = [f"{describe_computation(c)}." for c in self.grounded.computations]
+        if self.verified_derivation is not None:
+            said = self.verified_derivation.statement
+            statements.insert(0, f"{said[:1].upper()}{said[1:]}.")
+        if statements:
+            stated = " ".join(statements)
             readings = [replace(r, text=f"{r.text}\n{stated}") for r in readings]
         return readings
 

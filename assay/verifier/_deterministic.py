@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from assay._text import numbers_in, token_pattern
@@ -75,15 +75,18 @@ class Settled:
     miscalculation: Miscalculation | None = None
 
 
-def deterministic_gaps(text: str, evidence: Sequence[str]) -> Settled:
+def deterministic_gaps(
+    text: str, evidence: Sequence[str], *, derived: Callable[[str], bool] | None = None
+) -> Settled:
     """Identifiers, numbers and quoted spans of ``text`` that no evidence text (the
-    views of the cited entries) contains, and the values computed from them."""
+    views of the cited entries) contains, and the values computed from them. A value
+    ``derived`` accepts (the result of a verified derivation) counts as grounded."""
     gaps: list[str] = []
     computations: list[Computation] = []
     # The gate grounded these values against the same evidence: this reads its
     # grounding back (assay.grounding.ground keeps it) instead of redoing it.
     for grounded in ground(text, evidence, search_all=False).values:
-        if grounded.found_in:
+        if grounded.found_in or (derived is not None and derived(grounded.identifier.value)):
             continue
         if grounded.computation is not None:
             computations.append(grounded.computation)

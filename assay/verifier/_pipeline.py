@@ -71,7 +71,8 @@ class Example:
     """One case a check must settle as declared: ``finds`` is the label it finds for
     ``proposition`` read against ``evidence`` (one stored text per cited entry), or
     ``None`` where it must find nothing. ``pred``/``args`` make it a typed
-    proposition; ``cites`` gives it citations."""
+    proposition; ``cites`` gives it citations, ``derivation`` an ``(expr, result)``
+    over them."""
 
     proposition: str
     evidence: tuple[str, ...]
@@ -79,6 +80,7 @@ class Example:
     pred: str | None = None
     args: tuple[str, ...] | None = None
     cites: tuple[Cite, ...] = ()
+    derivation: tuple[str, str] | None = None
     why: str = ""
 
 

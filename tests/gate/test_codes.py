@@ -83,6 +83,16 @@ def _true_quote(h: dict[str, Any], w: World) -> None:
     _prop(h, 1)["cites"] = [{"ledger_id": w.contract, "quote": "fees at EUR 380 per day"}]
 
 
+def _derivation_of_nothing(h: dict[str, Any], w: World) -> None:
+    _true_quote(h, w)
+    _prop(h, 1)["derivation"] = {"expr": "$1", "result": "EUR 380"}
+
+
+def _derivation_of_its_quote(h: dict[str, Any], w: World) -> None:
+    _true_quote(h, w)
+    _prop(h, 1)["derivation"] = {"expr": "$0", "result": "EUR 380"}
+
+
 def _preset(h: dict[str, Any], w: World) -> None:
     _prop(h)["entailment"] = {"label": "entailment", "score": 0.99, "model": "self"}
 
@@ -225,6 +235,7 @@ CASES = [
     Case("uncitable_entry", _record),
     Case("quote_mismatch", _misquote),
     Case("fabricated_citation", _fabricated_quote, _true_quote),
+    Case("bad_derivation", _derivation_of_nothing, _derivation_of_its_quote),
     Case("proposition_too_long", _overlong_proposition),
     Case("entailment_preset", _preset),
     Case("unknown_tool", _unknown_tool),

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assay import ControlPlane
-from assay.contract import PointerCitation, Proposition, QuoteCitation
+from assay.contract import Derivation, PointerCitation, Proposition, QuoteCitation
 from assay.ledger import Ledger
 from assay.verifier import LexicalNLI
 from assay.verifier.checks import (
@@ -59,6 +59,9 @@ def context_of(ledger: Ledger, example: Example) -> PropositionContext:
             for c in example.cites
         ]
         or None,
+        derivation=Derivation(expr=example.derivation[0], result=example.derivation[1])
+        if example.derivation is not None
+        else None,
     )
     return PropositionContext.build(run, proposition, RunEvidence(ledger.evidence(run)))
 

@@ -11,6 +11,7 @@ from assay.verifier._context import PropositionContext, RunEvidence
 from assay.verifier._pipeline import MODEL_CHECK, Check, CheckSpec, Cite, Example, Finding
 from assay.verifier.checks import (
     cited_spans,
+    derivation,
     expected_not_done,
     flag_conflict,
     flag_support,
@@ -32,6 +33,7 @@ DEFAULT_CHECKS: tuple[Check, ...] = (
     no_evidence.CHECK,
     too_long.CHECK,
     cited_spans.CHECK,
+    derivation.CHECK,
     verbatim.CHECK,
     miscalculation.CHECK,
     unstated_values.CHECK,
