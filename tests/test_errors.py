@@ -36,6 +36,9 @@ def _classes() -> list[tuple[str, type]]:
 HTTP_ANSWERS = {
     "assay.service._problems.Problem": "a route's problem-details answer",
     "assay.service._guards.BodyTooLarge": "a 413 found while the body is read",
+    # Not an HTTP answer: a mistake in a user's test script, raised by the scripted
+    # chat model as an AssertionError so that pytest reports it as a failed test.
+    "assay.testing._script.ScriptError": "a test's script that cannot go on",
 }
 
 

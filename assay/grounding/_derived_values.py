@@ -44,8 +44,13 @@ _GROUPED = re.compile(r"\d,\d{3}")
 _PLAIN_UNIT = re.compile(r"[a-z_]+")
 
 
-class Refused(Exception):
+class _Refused(Exception):
     """A derivation that cannot be evaluated, and why (never leaves the grounding)."""
+
+
+#: The name the derivation modules raise and catch: control flow inside the grounding
+#: (a private class, so not one of the exceptions a caller of the library meets).
+Refused = _Refused
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -158,7 +158,7 @@ class LedgerVerifier:
         related_k: int = 3,
         refute_threshold: float = 0.8,
         override_threshold: float = 0.9,
-        accounted_bar: float = ACCOUNTED_BAR,
+        accounted_bar: float | None = None,
         checks: Sequence[Check] = DEFAULT_CHECKS,
     ) -> None:
         self._ledger = ledger
@@ -169,7 +169,7 @@ class LedgerVerifier:
         self.related_k = related_k
         self.refute_threshold = refute_threshold
         self.override_threshold = override_threshold
-        self.accounted_bar = accounted_bar
+        self.accounted_bar = ACCOUNTED_BAR if accounted_bar is None else accounted_bar
 
     @property
     def checks(self) -> tuple[Check, ...]:

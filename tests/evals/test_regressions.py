@@ -67,8 +67,11 @@ def test_a_raised_verifier_threshold_drops_coverage_and_names_the_cases(
     # The stand-in scores a claim by the share of its content words the evidence
     # holds: "The documents say that the next delivery is due on 2025-04-02." has 3
     # of 4 (0.75). Raised to 0.8, the threshold rejects it, and each case, all of
-    # which cite the stock document, abstains.
+    # which cite the stock document, abstains. (With the accounted bar at 0 the
+    # model alone decides: one record accounts for the claim's date, which would
+    # otherwise entail it whatever the threshold.)
     _use_model(monkeypatch, threshold=0.8)
+    monkeypatch.setattr("assay.verifier._ledger_verifier.ACCOUNTED_BAR", 0.0)
     out = _regressed(suite_file, sqlite_url, own_words, baseline)
     assert "coverage fell from 100.0% to 0.0% (-100.0 points); cases: stock, order, quiet" in out
     assert "faithfulness fell from 100.0% to n/a; cases: stock, order, paused, quiet" in out

@@ -312,6 +312,7 @@ def test_the_response_schema_leaves_out_what_the_author_never_writes() -> None:
         "args",
         "ledger_ids",
         "cites",
+        "derivation",
     }
 
 

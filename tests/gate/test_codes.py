@@ -85,12 +85,12 @@ def _true_quote(h: dict[str, Any], w: World) -> None:
 
 def _derivation_of_nothing(h: dict[str, Any], w: World) -> None:
     _true_quote(h, w)
-    _prop(h, 1)["derivation"] = {"expr": "$1", "result": "EUR 380"}
+    _prop(h, 1)["derivation"] = {"expr": "$1", "result": "EUR 380 per day"}
 
 
 def _derivation_of_its_quote(h: dict[str, Any], w: World) -> None:
     _true_quote(h, w)
-    _prop(h, 1)["derivation"] = {"expr": "$0", "result": "EUR 380"}
+    _prop(h, 1)["derivation"] = {"expr": "$0", "result": "EUR 380 per day"}
 
 
 def _preset(h: dict[str, Any], w: World) -> None:

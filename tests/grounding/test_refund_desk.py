@@ -107,7 +107,7 @@ def test_a_dollar_sign_states_a_usd_order_and_not_a_cad_one(plane: ControlPlane)
     usd = _check(plane, SMALL_USD_ORDER, "Order A-1095 totals $69.50.", None)
     assert usd.accepted, usd.errors
     cad = _check(plane, CAD_ORDER, "Order A-1094 totals $69.50.", None)
-    assert cad.codes == {"unverified_identifier"}
+    assert cad.codes == {"unverified_value"}
     assert "$69.50" in cad.errors[0].message
     honest = _check(plane, CAD_ORDER, "Order A-1094 totals C$69.50.", None)
     assert honest.accepted, honest.errors
