@@ -1,9 +1,10 @@
 """``fence()``: wrap any agent in the control plane.
 
-    begin → agent → gate ─accepted→ verify ─all entailed, actions→ policy → grant → act → finish
-                      │                  ├─all entailed, no action→ finish
-                      │                  └─otherwise→ abstain ─rounds left→ agent
-                      └─rejected→ abstain                   └─no rounds left→ finish
+    begin → agent → gate ─accepted→ verify ─all entailed, actions→ policy → grant → act ─→ finish
+                      │                  ├─all entailed, no action→ finish                 │
+                      │                  └─otherwise→ abstain ─rounds left→ agent          │
+                      └─rejected→ abstain                   └─no rounds left→ finish       │
+            agent ◄── the agent asked for its actions' outcomes (a continuation) ──────────┘
 
 The agent acts only through ``control_plane.bus`` and cites the ledger ids its calls
 return; whatever it hands over is checked by the gate and the verifier before
@@ -38,6 +39,7 @@ from assay.fence._nodes import (
     policy_node,
     verify_node,
 )
+from assay.fence._one_run import OneRunGraph
 from assay.fence._result import ActionRecord, PendingGrant, RunResult, RunStatus
 from assay.fence._state import ActionItem, FenceState, PendingItem, verified_handover
 from assay.fence._threads import GraphIdentity
@@ -158,10 +160,11 @@ def fence(
     builder.add_conditional_edges("abstain", _rounds_left(max_evidence_rounds), ["agent", "finish"])
     builder.add_edge("policy", "grant")
     builder.add_edge("grant", "act")
-    builder.add_edge("act", "finish")
+    builder.add_conditional_edges("act", _after_act, ["agent", "finish"])
     builder.add_edge("finish", END)
     saver = checkpointer if checkpointer is not None else control_plane.checkpointer
     graph = builder.compile(checkpointer=saver, name=identity.name)
+    graph.__class__ = OneRunGraph  # LangGraph's graph, refusing a second run on a thread
     _FENCED[graph] = _Fenced(identity=identity, prepare=prepare)
     return graph
 
@@ -227,6 +230,8 @@ def _begin(components: FenceComponents, identity: GraphIdentity) -> _ConfiguredN
             "denied": {},
             "pending": [],
             "actions": [],
+            "continuation": None,
+            "returned": [],
         }
 
     return begin
@@ -265,6 +270,11 @@ def _after_verify(state: FenceState) -> Literal["policy", "abstain", "finish"]:
     return "policy" if verified is not None and verified.get("action_intents") else "finish"
 
 
+def _after_act(state: FenceState) -> Literal["agent", "finish"]:
+    """Back to the agent when it asked for its actions' outcomes (``returned``)."""
+    return "agent" if state.get("returned") else "finish"
+
+
 def _rounds_left(limit: int) -> Callable[[FenceState], Literal["agent", "finish"]]:
     def route(state: FenceState) -> Literal["agent", "finish"]:
         return "agent" if state.get("round", 0) <= limit else "finish"
@@ -298,10 +308,9 @@ def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunRe
     if handover is None and not unsupported:
         unsupported = tuple(refused_propositions(state))
     pending = tuple(_pending(p) for p in state.get("pending", []))
-    status = _status(state, handover, claims, pending)
-    answer = (
-        None if status in ("failed", "awaiting_grant") else writer(claims, unsupported, handover)
-    )
+    actions = (*(_action(a) for a in state.get("actions", [])), *_never_run(state, pending))
+    status = _status(state, handover, claims, pending, actions)
+    answer = None if status == "failed" else writer(claims, unsupported, handover)
     return RunResult(
         run_id=state.get("run_id", ""),
         thread_id=state.get("thread_id", ""),
@@ -310,10 +319,49 @@ def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunRe
         claims=claims,
         unsupported=unsupported,
         pending_grants=pending,
-        actions=tuple(_action(a) for a in state.get("actions", [])),
+        actions=actions,
         errors=tuple(_errors(state)),
         rounds=state.get("round", 0),
     )
+
+
+def _never_run(state: FenceState, pending: tuple[PendingGrant, ...]) -> list[ActionRecord]:
+    """The calls the agent made itself and awaits (its continuation's ``awaits``) that
+    were neither run nor decided nor pending: the hand-over they came in was refused,
+    or its claims not all entailed. A call the agent made never drops out of the
+    result unseen."""
+    raw = state.get("handover")
+    intents: Any = raw.get("action_intents") if isinstance(raw, Mapping) else None
+    awaited: Any = (state.get("continuation") or {}).get("awaits")
+    if not isinstance(intents, list) or not isinstance(awaited, list):
+        return []
+    seen = {a["intent_id"] for a in state.get("actions", [])} | {p.intent_id for p in pending}
+    wanted = {str(i) for i in cast(list[Any], awaited)}
+    why = (
+        "the gate refused the hand-over that proposed it (see errors)"
+        if state.get("accepted") is None
+        else "the claims it rests on were not all entailed (see unsupported)"
+    )
+    found: list[ActionRecord] = []
+    for item in cast(list[Any], intents):
+        if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
+            continue
+        intent = cast(Mapping[str, Any], item)
+        if intent["id"] in seen or intent["id"] not in wanted:
+            continue
+        args: Any = intent.get("args")
+        version: Any = intent.get("version")
+        found.append(
+            ActionRecord(
+                intent_id=intent["id"],
+                tool=str(intent.get("tool", "")),
+                version=version if isinstance(version, str) else None,
+                args=dict(cast(Mapping[str, Any], args)) if isinstance(args, Mapping) else {},
+                status="not_run",
+                reason=why,
+            )
+        )
+    return found
 
 
 _CLAIM_PATH = re.compile(r"\$\.claims\[(\d+)\](?:\.propositions\[(\d+)\])?")
@@ -378,7 +426,9 @@ def _status(
     handover: Handover | None,
     claims: tuple[Claim, ...],
     pending: tuple[PendingGrant, ...],
+    actions: tuple[ActionRecord, ...],
 ) -> RunStatus:
+    """The run's status: the table in ``docs/fence.md``, in its order."""
     if state.get("failure") or (handover is not None and handover.status == "failed"):
         return "failed"
     if pending:
@@ -388,6 +438,10 @@ def _status(
     )
     if handover is None or state.get("unsupported") or not claims or open_questions:
         return "abstained"
+    if any(a.status not in ("executed", "denied") for a in actions):
+        return "incomplete"
+    if any(a.status == "denied" for a in actions):
+        return "denied"
     return "answered"
 
 
@@ -400,6 +454,7 @@ def _pending(raw: PendingItem) -> PendingGrant:
         args_sha256=raw["args_sha256"],
         depends_on=tuple(raw["depends_on"]),
         claims=tuple(raw["claims"]),
+        policy=tuple(raw.get("policy", [])),
     )
 
 

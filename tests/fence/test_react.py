@@ -305,7 +305,14 @@ def test_the_response_schema_leaves_out_what_the_author_never_writes() -> None:
     assert "entailment" not in text and "$ref" not in text
     assert "run_id" not in schema["properties"] and "from_agent" not in schema["properties"]
     proposition = schema["properties"]["claims"]["items"]["properties"]["propositions"]
-    assert set(proposition["items"]["properties"]) == {"id", "text", "pred", "args", "ledger_ids"}
+    assert set(proposition["items"]["properties"]) == {
+        "id",
+        "text",
+        "pred",
+        "args",
+        "ledger_ids",
+        "cites",
+    }
 
 
 def test_a_graph_without_a_structured_response_hands_over_failed(cp: ControlPlane) -> None:
