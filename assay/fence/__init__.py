@@ -2,7 +2,7 @@
 runner that starts, resumes and lists runs of any fenced graph."""
 
 from assay.fence._checkpointer import Checkpointer
-from assay.fence._components import FenceComponents
+from assay.fence._components import FenceComponents, effect_scoped
 from assay.fence._decisions import DecisionStore, StoredDecision
 from assay.fence._fence import FencedGraph, build_result, compose_answer, fence, graph_identity
 from assay.fence._nodes import (
@@ -93,6 +93,7 @@ __all__ = [
     "build_result",
     "bus_tools",
     "compose_answer",
+    "effect_scoped",
     "fence",
     "gate_node",
     "grant_node",

@@ -153,6 +153,7 @@ class ToolBus(CallSettling):
         grants: Grants,
         *,
         timeout_s: float | None = DEFAULT_TIMEOUT_S,
+        effect_scope: str | None = None,
     ) -> None:
         self._engine = engine
         self._ledger = ledger
@@ -160,6 +161,9 @@ class ToolBus(CallSettling):
         self._grants = grants
         #: Seconds a handler may run (``None``: no limit); a tool's own wins.
         self.timeout_s = timeout_s
+        #: Effects this bus performs are told apart from other scopes' (``None``: the
+        #: one shared scope). An evaluation runs its cases in a scope of its own.
+        self.effect_scope = effect_scope
 
     def call(
         self,
@@ -302,7 +306,7 @@ class ToolBus(CallSettling):
                 return _Checked(refusal=refused)
         if spec.side_effect != "irreversible":
             return _Checked(binding=binding)
-        key = effect_key(spec, call.args_json)
+        key = effect_key(spec, call.args_json, scope=self.effect_scope)
         if isinstance(key, ToolFailure):
             return _Checked(refusal=key)
         earlier = holder(self._engine, key) if key is not None else None
@@ -442,7 +446,7 @@ class ToolBus(CallSettling):
         should see before approving a repeat, and what a grant's ``supersedes`` names
         (its ``call_ledger_id``)."""
         spec = self._registry.get(tool, version)
-        key = effect_key(spec, args)
+        key = effect_key(spec, args, scope=self.effect_scope)
         return holder(self._engine, key) if isinstance(key, EffectKey) else None
 
     def call_started(self, run_id: str, call_id: str) -> bool:

@@ -22,11 +22,11 @@ from langgraph.errors import GraphRecursionError
 from langgraph.types import Command
 
 from assay import ControlPlane, ThreadInUse, UsageError
-from assay.fence import RunResult, fence
+from assay.fence import FenceState, RunResult, fence
 from assay.verifier import LexicalNLI
 from tests.fence import _orders
 
-TASK = {"task": "Order what the warehouse holds of BT-105."}
+TASK: FenceState = {"task": "Order what the warehouse holds of BT-105."}
 APPROVE = {"approve": True, "approver": "alice"}
 
 
