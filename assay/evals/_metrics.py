@@ -54,7 +54,7 @@ GATED_METRICS: dict[str, Literal["higher", "lower"]] = {
     "grant_accuracy": "higher",
     "side_effect_hygiene": "higher",
 }
-_SUPPORTED_GOLD = ("answered", "awaiting_grant")
+_SUPPORTED_GOLD = ("answered", "denied", "incomplete", "awaiting_grant")
 
 
 @dataclass(frozen=True, kw_only=True)
