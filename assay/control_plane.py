@@ -8,6 +8,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from langchain_core.runnables import RunnableConfig
 from sqlalchemy.engine import Engine
 
 from assay import _db
@@ -141,17 +142,26 @@ class ControlPlane(FenceComponents):
         input: Mapping[str, Any],
         *,
         thread_id: str | None = None,
+        config: RunnableConfig | None = None,
     ) -> RunResult:
         """Start the fenced ``graph`` on ``input`` (``{"task": str, "context": {...}}``,
-        or what the graph's ``prepare`` takes) in a new thread; see
-        :func:`assay.fence.run` for what is refused."""
-        return run_graph(self, graph, input, thread_id=thread_id)
+        or what the graph's ``prepare`` takes) in a new thread. ``config`` is LangGraph's
+        (callbacks, tags, metadata, ``recursion_limit``), merged with the thread id the
+        fence sets; see :func:`assay.fence.run` for what is refused."""
+        return run_graph(self, graph, input, thread_id=thread_id, config=config)
 
-    def resume(self, graph: FencedGraph, thread_id: str, decision: Mapping[str, Any]) -> RunResult:
+    def resume(
+        self,
+        graph: FencedGraph,
+        thread_id: str,
+        decision: Mapping[str, Any],
+        *,
+        config: RunnableConfig | None = None,
+    ) -> RunResult:
         """Continue the run paused for a grant on ``thread_id`` with ``decision``
         (``{"approve": bool, "approver": name, "reason": ...}``), with the graph that
-        started it; see :func:`assay.fence.resume`."""
-        return resume_graph(self, graph, thread_id, decision)
+        started it and LangGraph's ``config``; see :func:`assay.fence.resume`."""
+        return resume_graph(self, graph, thread_id, decision, config=config)
 
     async def arun(
         self,
@@ -159,15 +169,21 @@ class ControlPlane(FenceComponents):
         input: Mapping[str, Any],
         *,
         thread_id: str | None = None,
+        config: RunnableConfig | None = None,
     ) -> RunResult:
         """:meth:`run` on the event loop (``graph.ainvoke``)."""
-        return await arun_graph(self, graph, input, thread_id=thread_id)
+        return await arun_graph(self, graph, input, thread_id=thread_id, config=config)
 
     async def aresume(
-        self, graph: FencedGraph, thread_id: str, decision: Mapping[str, Any]
+        self,
+        graph: FencedGraph,
+        thread_id: str,
+        decision: Mapping[str, Any],
+        *,
+        config: RunnableConfig | None = None,
     ) -> RunResult:
         """:meth:`resume` on the event loop (``graph.ainvoke``)."""
-        return await aresume_graph(self, graph, thread_id, decision)
+        return await aresume_graph(self, graph, thread_id, decision, config=config)
 
     def status(self, thread_id: str) -> ThreadStatus:
         """Where a thread stands (its graph, run, status and latest result)."""

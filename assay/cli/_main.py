@@ -38,6 +38,7 @@ from assay.cli._gate import gate_app
 from assay.cli._ledger import ledger_app
 from assay.cli._render import (
     audit_claims,
+    audit_pending,
     render_audit,
     render_paused,
     render_result,
@@ -409,7 +410,8 @@ def audit_command(
     with open_plane(db) as cp:
         if as_json:
             manifest = cp.manifest(run).model_dump(mode="json")
-            emit_json({**manifest, "claims": audit_claims(cp, run)})
+            pending = audit_pending(cp, run)
+            emit_json({**manifest, "claims": audit_claims(cp, run), "pending": pending})
         else:
             render_audit(cp, run, console())
 

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from assay.cli._common import age, fit_line, shown, styled
 from assay.cli._gate import render_manifest
+from assay.errors import UnknownThread
 
 if TYPE_CHECKING:
     from assay.contract import Unsupported
@@ -26,10 +27,19 @@ if TYPE_CHECKING:
     from assay.fence import RoundReasons, RunResult, ThreadStatus
     from assay.ledger import Ledger
 
-__all__ = ["STATUS_COLOURS", "render_audit", "render_paused", "render_result", "render_thread"]
+__all__ = [
+    "STATUS_COLOURS",
+    "audit_pending",
+    "render_audit",
+    "render_paused",
+    "render_result",
+    "render_thread",
+]
 
 STATUS_COLOURS = {
     "answered": "green",
+    "denied": "magenta",
+    "incomplete": "red",
     "abstained": "yellow",
     "awaiting_grant": "cyan",
     "failed": "red",
@@ -67,6 +77,8 @@ def render_result(ledger: Ledger, result: RunResult, console: Console) -> None:
         )
         for claim in pending.claims:
             console.print(f"    rests on {shown(claim.get('id'))}: {shown(claim.get('text'))}")
+        for reason in pending.policy:
+            console.print(f"    not approved by policy: {shown(reason)}")
     for action in result.actions:
         detail: object = action.output if action.status == "executed" else action.reason
         if action.status != "executed" and action.error is not None:
@@ -231,7 +243,42 @@ def render_audit(cp: ControlPlane, run_id: str, console: Console) -> None:
             span_text,
         )
     console.print(table)
+    for call in audit_pending(cp, run_id):
+        console.print(
+            styled(
+                ("pending grant", "cyan"),
+                f" {shown(call['tool'])}@{shown(call['version'])} {shown(call['args'])}",
+            )
+        )
+        for reason in call["policy"]:
+            console.print(f"    not approved by policy: {shown(reason)}")
     render_manifest(manifest, console)
+
+
+def audit_pending(cp: ControlPlane, run_id: str) -> list[dict[str, Any]]:
+    """The calls the run waits on for a grant (none unless its thread is paused on
+    it), each with why no policy rule approved it."""
+    thread: Any = cp.ledger.run(run_id).metadata.get("thread_id")
+    if not isinstance(thread, str) or not thread:
+        return []
+    try:
+        found = cp.status(thread)
+    except UnknownThread:
+        return []
+    if found.run_id != run_id or found.result is None:
+        return []
+    return [
+        {
+            "intent_id": p.intent_id,
+            "tool": p.tool,
+            "version": p.version,
+            "args": p.args,
+            "args_sha256": p.args_sha256,
+            "depends_on": list(p.depends_on),
+            "policy": list(p.policy),
+        }
+        for p in found.result.pending_grants
+    ]
 
 
 def decided_by(row: Mapping[str, Any]) -> str:

@@ -36,6 +36,8 @@ class StatusFilter(StrEnum):
     running = "running"
     awaiting_grant = "awaiting_grant"
     answered = "answered"
+    denied = "denied"
+    incomplete = "incomplete"
     abstained = "abstained"
     failed = "failed"
     none = "none"

@@ -4,6 +4,7 @@ processes, then scored against its gold."""
 from __future__ import annotations
 
 import multiprocessing
+import secrets
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -18,7 +19,7 @@ from assay.evals._metrics import CaseMetrics, SuiteMetrics, score_case, summaris
 from assay.evals._ray import run_on_ray
 from assay.evals._run import CaseRun, TimedModel, run_case
 from assay.evals._suite import Suite, load_suite
-from assay.fence import FencedGraph, graph_identity
+from assay.fence import FencedGraph, effect_scoped, graph_identity
 from assay.verifier import NLIModel, Verifier
 
 __all__ = ["DEFAULT_JUDGE", "CaseDone", "EvalReport", "evaluate"]
@@ -101,6 +102,11 @@ def evaluate(
     start`` names (else a new local one), a string on the cluster at that address.
     Every actor opens the database at ``database_url``, so it must be one the
     cluster's nodes reach.
+
+    The evaluation's effects are its own: its graph runs on a bus whose effects are
+    named in a scope of this evaluation (:func:`~assay.fence.effect_scoped`), so a
+    call an earlier evaluation made on the same database is not one its cases repeat
+    (two cases of one evaluation with the same effect still are).
     """
     loaded = suite if isinstance(suite, Suite) else load_suite(suite)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
@@ -111,6 +117,9 @@ def evaluate(
         raise UsageError(f"ray must be True, False or a cluster address, not {ray!r}")
     done: CaseDone = on_case if on_case is not None else _ignore
     started = datetime.now(UTC)
+    # The evaluation's effects are its own: a refund an earlier evaluation made on
+    # this database is not one this evaluation's cases repeat.
+    graph = InScope(factory=graph, scope=f"eval:{loaded.id}:{secrets.token_hex(8)}")
     if ray is not False:
         url = database_url or (control_plane.url if control_plane is not None else None)
         with ControlPlane.open(url) as cp:  # the schema, brought up once here
@@ -136,6 +145,19 @@ def evaluate(
         started_at=started,
         finished_at=datetime.now(UTC),
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class InScope:
+    """A graph factory whose graph runs on components whose effects are named in
+    ``scope`` (:func:`~assay.fence.effect_scoped`); picklable when ``factory`` is, so
+    worker processes and Ray actors build it the same way."""
+
+    factory: GraphFactory
+    scope: str
+
+    def __call__(self, cp: ControlPlane) -> FencedGraph:
+        return self.factory(effect_scoped(cp, self.scope))
 
 
 def _ignore(_run: CaseRun) -> None:

@@ -9,7 +9,11 @@ gold. The definitions are in ``docs/evals.md``; in short:
   (:mod:`assay.evals._match`); a claim is *faithful* when each of its propositions
   is gold-supported;
 - faithfulness = faithful / answered claims; coverage = facts established /
-  required facts; suite figures are sums over cases (micro averages).
+  required facts; suite figures are sums over cases (micro averages);
+- a *false refusal* is a proposition gold supports that the run left unsupported
+  (an honest agent wrongly refused), a *false answer* one gold does not support that
+  the run answered (a liar let through): their rates are counted apart, over the
+  propositions of each kind that the run decided.
 """
 
 from __future__ import annotations
@@ -44,11 +48,13 @@ GATED_METRICS: dict[str, Literal["higher", "lower"]] = {
     "abstention_precision": "higher",
     "abstention_recall": "higher",
     "false_alarm_rate": "lower",
+    "false_refusal_rate": "lower",
+    "false_answer_rate": "lower",
     "action_accuracy": "higher",
     "grant_accuracy": "higher",
     "side_effect_hygiene": "higher",
 }
-_SUPPORTED_GOLD = ("answered", "awaiting_grant")
+_SUPPORTED_GOLD = ("answered", "denied", "incomplete", "awaiting_grant")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,6 +112,17 @@ class CaseMetrics:
     #: Which check decided each verdict of the run, and whether gold agrees; a
     #: report's figure, not a baseline's (:meth:`outcome` leaves it out).
     decisions: tuple[CheckDecision, ...] = ()
+    #: Propositions gold supports that the run left unsupported, of ``supported``
+    #: such propositions it decided (answered or refused).
+    false_refusals: tuple[str, ...] = ()
+    supported: int = 0
+    #: Propositions gold does not support that the run answered, of ``unsupported``
+    #: such propositions it decided.
+    false_answers: tuple[str, ...] = ()
+    unsupported: int = 0
+    #: Expected actions the bus refused as repeating an effect an earlier call
+    #: performed: the case measured the database's past, not the agent.
+    duplicate_actions: tuple[str, ...] = ()
 
     @property
     def status_ok(self) -> bool:
@@ -131,6 +148,8 @@ class CaseMetrics:
         found += [f"forbidden claim: {text}" for text in self.forbidden_claims]
         found += [f"missing fact: {fact}" for fact in self.missing_facts]
         found += [f"action: {problem}" for problem in self.action_problems]
+        found += [f"refused as a duplicate: {call}" for call in self.duplicate_actions]
+        found += [f"false refusal: {text}" for text in self.false_refusals]
         found += [f"side effect: {violation}" for violation in self.hygiene_violations]
         if not self.grants_ok:
             found.append(
@@ -159,6 +178,8 @@ class SuiteMetrics:
     abstention_recall: float | None
     false_alarm_rate: float | None
     action_accuracy: float | None
+    false_refusal_rate: float | None
+    false_answer_rate: float | None
     grant_accuracy: float | None
     side_effect_hygiene: float | None
     errors: int
@@ -190,6 +211,8 @@ def score_case(case: EvalCase, run: CaseRun, *, judge: Judge | None = None) -> C
         if not any(match_statement(fact.text, t, judge=judge) for t in texts)
     ]
     action_problems = _action_problems(case.expect.actions, run.calls)
+    duplicates = _duplicated(case.expect.actions, run)
+    judged = _judged(case, run, sources, judge)
     return CaseMetrics(
         case_id=case.id,
         status=run.status,
@@ -214,7 +237,55 @@ def score_case(case: EvalCase, run: CaseRun, *, judge: Judge | None = None) -> C
         run_id=run.run_id,
         error=run.error,
         decisions=_decisions(case, run.propositions, sources, judge),
+        false_refusals=tuple(judged.false_refusals),
+        supported=judged.supported,
+        false_answers=tuple(judged.false_answers),
+        unsupported=judged.unsupported,
+        duplicate_actions=tuple(duplicates),
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Judged:
+    false_refusals: list[str]
+    supported: int
+    false_answers: list[str]
+    unsupported: int
+
+
+def _judged(case: EvalCase, run: CaseRun, sources: list[str], judge: Judge | None) -> _Judged:
+    """The run's decided propositions against gold: answered ones (of answered
+    claims) and refused ones (left unsupported), each supported by gold or not."""
+    answered = [p for props in _answered(run.propositions).values() for p in props]
+    right = {True: 0, False: 0}
+    false_refusals: list[str] = []
+    false_answers: list[str] = []
+    for prop, was_answered in [(p, True) for p in answered] + [(p, False) for p in run.refused]:
+        supported = _gold(case, prop.text, sources, judge) in ("fact", "sources")
+        if supported and not was_answered:
+            false_refusals.append(prop.text)
+        elif was_answered and not supported:
+            false_answers.append(prop.text)
+        else:
+            right[supported] += 1
+    return _Judged(
+        false_refusals=false_refusals,
+        supported=right[True] + len(false_refusals),
+        false_answers=false_answers,
+        unsupported=right[False] + len(false_answers),
+    )
+
+
+def _duplicated(expected: Sequence[ActionSpec], run: CaseRun) -> list[str]:
+    """Expected actions that did not run because the bus refused them as repeating
+    an earlier call's effect."""
+    found: list[str] = []
+    for spec in expected:
+        ran = any(call_matches(spec, c.tool, c.version, c.args) for c in run.calls)
+        refused = any(call_matches(spec, c.tool, c.version, c.args) for c in run.duplicates)
+        if refused and not ran:
+            found.append(_describe(spec))
+    return found
 
 
 def _decisions(
@@ -376,6 +447,12 @@ def summarise(cases: Sequence[CaseMetrics]) -> SuiteMetrics:
         abstention_recall=_ratio(len(hits), len(gold_abstain)),
         false_alarm_rate=_ratio(sum(c.status == "abstained" for c in supported), len(supported)),
         action_accuracy=_ratio(sum(c.actions_ok for c in cases), _sum(cases, "actions_expected")),
+        false_refusal_rate=_ratio(
+            sum(len(c.false_refusals) for c in cases), _sum(cases, "supported")
+        ),
+        false_answer_rate=_ratio(
+            sum(len(c.false_answers) for c in cases), _sum(cases, "unsupported")
+        ),
         grant_accuracy=_ratio(sum(c.grants_ok for c in with_grants), len(with_grants)),
         side_effect_hygiene=_ratio(sum(not c.hygiene_violations for c in cases), len(cases)),
         errors=sum(c.error is not None for c in cases),

@@ -84,7 +84,11 @@ class Expectation(_Strict):
     """The gold of a case, read from its sources, never from a model's output."""
 
     status: RunStatus = Field(
-        description="answered, abstained (the evidence is insufficient), awaiting_grant or failed"
+        description=(
+            "answered, denied (a reviewer denied an action), incomplete (an action did not "
+            "run as proposed), abstained (the evidence is insufficient), awaiting_grant or "
+            "failed"
+        )
     )
     facts: list[FactModel] = Field(default_factory=list[FactModel])
     must_not_claim: list[Text] = Field(default_factory=list[str])

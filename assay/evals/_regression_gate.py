@@ -42,6 +42,8 @@ _BEHIND: dict[str, tuple[str, ...]] = {
     "abstention_precision": ("status",),
     "abstention_recall": ("status",),
     "false_alarm_rate": ("status",),
+    "false_refusal_rate": ("false_refusals", "supported"),
+    "false_answer_rate": ("false_answers", "unsupported"),
     "action_accuracy": ("actions_ok", "action_problems"),
     "grant_accuracy": ("grants_ok", "grants_requested"),
     "side_effect_hygiene": ("hygiene_violations",),
@@ -126,11 +128,13 @@ def baseline_of(report: EvalReport) -> Baseline:
 
 
 def _json_outcome(case: CaseMetrics) -> dict[str, JsonValue]:
-    """A case's outcome as a baseline keeps it. A forbidden statement that was made
-    is named by the sha256 of its text (the suite holds the text): a baseline then
-    copies no sentence of the suite's gold into the repository beside it."""
+    """A case's outcome as a baseline keeps it. A forbidden statement that was made,
+    and a false answer or false refusal, is named by the sha256 of its text (the suite
+    holds the text): a baseline then copies no sentence of the suite's gold into the
+    repository beside it."""
     outcome = case.outcome()
-    outcome["forbidden_claims"] = [statement_ref(t) for t in case.forbidden_claims]
+    for name in ("forbidden_claims", "false_answers", "false_refusals"):
+        outcome[name] = [statement_ref(t) for t in getattr(case, name)]
     return json.loads(json.dumps(outcome))
 
 
@@ -143,8 +147,15 @@ def statement_ref(text: str) -> str:
 def write_baseline(report: EvalReport, path: str | Path) -> Baseline:
     """Write ``report``'s baseline to ``path`` (atomically: a reader never sees half a
     file). Refused while the report fails the gate's absolute checks (side-effect
-    hygiene below 100%, cases that could not run)."""
+    hygiene below 100%, cases that could not run, expected actions refused as
+    duplicates), and while an action the suite expects did not run once: a baseline
+    never expects no effect where the suite expects one."""
     failures = _absolute_failures(report)
+    failures += [
+        f"{c.case_id}: {', '.join(c.action_problems)}, where the suite expects it once"
+        for c in report.cases
+        if c.action_problems and not c.duplicate_actions
+    ]
     if failures:
         raise UsageError("a baseline cannot record a failing evaluation: " + "; ".join(failures))
     target = Path(path)
@@ -199,6 +210,7 @@ def check_regressions(
         raise UsageError(
             f"the baseline was recorded for suite {baseline.suite_id}, not {report.suite_id}"
         )
+    failures += _baseline_expects_too_little(report, baseline)
     changes = _case_changes(report, baseline)
     metrics = tuple(
         _metric(name, baseline, report, changes, threshold_points) for name in GATED_METRICS
@@ -223,11 +235,33 @@ def _absolute_failures(report: EvalReport) -> list[str]:
         bad = [c for c in report.cases if c.hygiene_violations]
         detail = "; ".join(f"{c.case_id}: {', '.join(c.hygiene_violations)}" for c in bad)
         failures.append(f"side_effect_hygiene is {hygiene:.1%}, must be 100% ({detail})")
+    repeated = [c for c in report.cases if c.duplicate_actions]
+    if repeated:
+        detail = "; ".join(f"{c.case_id}: {', '.join(c.duplicate_actions)}" for c in repeated)
+        failures.append(
+            f"{len(repeated)} case(s) had an expected action refused as a duplicate of an "
+            f"earlier call, so they measured the database's past, not the agent ({detail})"
+        )
     broken = [c for c in report.cases if c.error is not None]
     if broken:
         detail = "; ".join(f"{c.case_id}: {c.error}" for c in broken)
         failures.append(f"{len(broken)} case(s) could not run ({detail})")
     return failures
+
+
+def _baseline_expects_too_little(report: EvalReport, baseline: Baseline) -> list[str]:
+    """Cases whose baseline expects fewer of the suite's actions to run than the suite
+    does: such a baseline would let the action go missing unnoticed."""
+    found: list[str] = []
+    for case in report.cases:
+        recorded = baseline.cases.get(case.case_id, {})
+        ok = recorded.get("actions_ok")
+        if isinstance(ok, int) and not isinstance(ok, bool) and ok < case.actions_expected:
+            found.append(
+                f"the baseline expects {ok} of case {case.case_id}'s {case.actions_expected} "
+                "action(s) to run, where the suite expects each once: record a new baseline"
+            )
+    return found
 
 
 def _case_changes(report: EvalReport, baseline: Baseline) -> dict[str, CaseChange]:

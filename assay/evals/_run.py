@@ -89,7 +89,11 @@ class CaseRun:
     thread_id: str | None
     status: RunStatus | None
     propositions: tuple[ObservedProposition, ...] = ()
+    #: The propositions the run left unsupported (its last round's, with their label).
+    refused: tuple[ObservedProposition, ...] = ()
     calls: tuple[ObservedCall, ...] = ()
+    #: Calls the bus refused as repeating an effect another call performed.
+    duplicates: tuple[ObservedCall, ...] = ()
     grants_requested: tuple[RequestedGrant, ...] = ()
     rounds: int = 0
     latency_s: float = 0.0
@@ -163,7 +167,9 @@ def run_case(
         thread_id=thread_id,
         status=result.status,
         propositions=_propositions(result),
+        refused=_refused(result),
         calls=_calls(cp, suite, result.run_id, entries),
+        duplicates=_duplicates(cp, suite, entries),
         grants_requested=_requested(pauses, entries),
         rounds=result.rounds,
         latency_s=latency,
@@ -188,6 +194,45 @@ def _propositions(result: RunResult) -> tuple[ObservedProposition, ...]:
         for claim in result.claims
         for prop in claim.propositions
     )
+
+
+def _refused(result: RunResult) -> tuple[ObservedProposition, ...]:
+    return tuple(
+        ObservedProposition(
+            claim_id=item.claim_id, claim_type="Assertion", text=item.proposition, label=item.label
+        )
+        for item in result.unsupported
+    )
+
+
+def _duplicates(
+    cp: ControlPlane, suite: Suite, entries: list[LedgerEntry]
+) -> tuple[ObservedCall, ...]:
+    """The run's calls the bus refused as ``duplicate_effect``, each with its call."""
+    by_id = {e.id: e for e in entries}
+    out: list[ObservedCall] = []
+    for entry in entries:
+        if entry.kind != "error" or entry.metadata.get("code") != "duplicate_effect":
+            continue
+        call_entry = by_id.get(str(entry.metadata.get("call_ledger_id", "")))
+        if call_entry is None:
+            continue
+        body = _json(call_entry.text)
+        tool, version = str(body.get("tool", "")), body.get("version")
+        out.append(
+            ObservedCall(
+                call_id=str(entry.metadata.get("call_id", "")),
+                tool=tool,
+                version=version if isinstance(version, str) else None,
+                args=_args(body),
+                args_sha256=None,
+                ledger_id=entry.id,
+                irreversible=_irreversible(cp, suite, tool, version),
+                grant_id=None,
+                grant_problem=None,
+            )
+        )
+    return tuple(out)
 
 
 def _calls(

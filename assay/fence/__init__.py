@@ -7,7 +7,7 @@ from assay._lazy import exports as _exports
 
 if typing.TYPE_CHECKING:
     from assay.fence._checkpointer import Checkpointer
-    from assay.fence._components import FenceComponents
+    from assay.fence._components import FenceComponents, effect_scoped
     from assay.fence._decisions import DecisionStore, StoredDecision
     from assay.fence._fence import FencedGraph, build_result, compose_answer, fence, graph_identity
     from assay.fence._nodes import (
@@ -104,6 +104,7 @@ __all__ = [
     "bus_tools",
     "check_thread_id",
     "compose_answer",
+    "effect_scoped",
     "fence",
     "gate_node",
     "grant_node",
@@ -134,6 +135,7 @@ __getattr__, __dir__ = _exports(
     {
         "Checkpointer": "assay.fence._checkpointer",
         "FenceComponents": "assay.fence._components",
+        "effect_scoped": "assay.fence._components",
         "DecisionStore": "assay.fence._decisions",
         "StoredDecision": "assay.fence._decisions",
         "FencedGraph": "assay.fence._fence",

@@ -15,7 +15,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import run_in_executor
@@ -125,13 +125,17 @@ def _fresh_round(out: Any) -> FenceState:
         "verified_handover": None,
         "unsupported": [],
         "gate_errors": [],
+        "continuation": None,
+        "returned": [],
     }
     if not isinstance(out, dict) or "handover" not in out:
         return {**fresh, "handover": None, "failure": _NOT_A_DICT}
     handover: Any = out["handover"]
     if isinstance(handover, BaseModel):
         handover = handover.model_dump()
-    return {**fresh, "handover": handover, "failure": None}
+    continuation: Any = out.get("continuation")
+    kept = cast(dict[str, Any], continuation) if isinstance(continuation, dict) else None
+    return {**fresh, "handover": handover, "failure": None, "continuation": kept}
 
 
 def _failed(control_plane: FenceComponents, state: FenceState, exc: Exception) -> FenceState:

@@ -5,7 +5,7 @@ bus, grants, a gate, a verifier, a checkpointer and the database engine, not the
 :class:`~assay.ControlPlane` that builds them (a ``ControlPlane`` is one of these
 records, with a lifecycle of its own). A variant is another record, never a change
 to this one: :func:`policy_scoped` is ``dataclasses.replace`` with grants and a bus
-of their own.
+of their own, :func:`effect_scoped` with a bus whose effects are named in a scope.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from assay.ledger import Ledger
 from assay.tool_bus import Grants, Policy, ToolBus, ToolRegistry
 from assay.verifier import LedgerVerifier
 
-__all__ = ["FenceComponents", "policy_scoped"]
+__all__ = ["FenceComponents", "effect_scoped", "policy_scoped"]
 
 _C = TypeVar("_C", bound="FenceComponents")
 
@@ -72,5 +72,21 @@ def policy_scoped(components: _C, policy: Policy) -> _C:
         components.registry,
         grants,
         timeout_s=components.bus.timeout_s,
+        effect_scope=components.bus.effect_scope,
     )
     return replace(components, grants=grants, bus=bus)
+
+
+def effect_scoped(components: _C, scope: str) -> _C:
+    """``components`` with a bus whose effects are named in ``scope``: a call repeats
+    an effect only of a call in the same scope (an evaluation's cases run in one of
+    their own). Everything else is shared."""
+    bus = ToolBus(
+        components.engine,
+        components.ledger,
+        components.registry,
+        components.grants,
+        timeout_s=components.bus.timeout_s,
+        effect_scope=scope,
+    )
+    return replace(components, bus=bus)

@@ -1,9 +1,10 @@
 """``fence()``: wrap any agent in the control plane.
 
-    begin → agent → gate ─accepted→ verify ─all entailed, actions→ policy → grant → act → finish
-                      │                  ├─all entailed, no action→ finish
-                      │                  └─otherwise→ abstain ─rounds left→ agent
-                      └─rejected→ abstain                   └─no rounds left→ finish
+    begin → agent → gate ─accepted→ verify ─all entailed, actions→ policy → grant → act ─→ finish
+                      │                  ├─all entailed, no action→ finish                 │
+                      │                  └─otherwise→ abstain ─rounds left→ agent          │
+                      └─rejected→ abstain                   └─no rounds left→ finish       │
+            agent ◄── the agent asked for its actions' outcomes (a continuation) ──────────┘
 
 The agent acts only through ``control_plane.bus`` and cites the ledger ids its calls
 return; whatever it hands over is checked by the gate and the verifier before
@@ -13,18 +14,16 @@ anything is answered or done.
 from __future__ import annotations
 
 import logging
-import re
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from assay.contract import Claim, Handover, Unsupported
 from assay.errors import UsageError
 from assay.fence import _threads as threads
 from assay.fence._agent import Agent, agent_node
@@ -38,13 +37,11 @@ from assay.fence._nodes import (
     policy_node,
     verify_node,
 )
-from assay.fence._result import ActionRecord, PendingGrant, RoundReasons, RunResult, RunStatus
+from assay.fence._one_run import OneRunGraph
+from assay.fence._outcome import Writer, build_result, compose_answer, errors_of, unsupported_of
 from assay.fence._state import (
-    ActionItem,
     FenceState,
-    PendingItem,
     RoundItem,
-    verified_handover,
 )
 from assay.fence._threads import GraphIdentity
 from assay.fence._tracing import traced_node
@@ -55,7 +52,6 @@ _log = logging.getLogger("assay.fence")
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
-Writer = Callable[[Sequence[Claim], Sequence[Unsupported], Handover | None], str]
 #: Checks a run's input before anything is written, and returns what the graph runs on.
 Prepare = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 FencedGraph = CompiledStateGraph[FenceState, None, FenceState, FenceState]
@@ -69,39 +65,6 @@ class _Fenced:
 
 # What fence() knows of each graph it compiled; a graph that is gone leaves no entry.
 _FENCED: weakref.WeakKeyDictionary[object, _Fenced] = weakref.WeakKeyDictionary()
-
-
-def compose_answer(
-    claims: Sequence[Claim], unsupported: Sequence[Unsupported], handover: Handover | None
-) -> str:
-    """The default writer: verified claims with their evidence, the author's
-    Conjectures labelled as such, then what is not established.
-
-    It only asserts verified claim texts, so the answer states nothing the ledger
-    does not support; an answer with no verified claim opens with "I don't know".
-    """
-    lines: list[str] = []
-    for claim in claims:
-        cited = sorted(
-            {
-                p.entailment.ledger_id
-                for p in claim.propositions
-                if p.entailment and p.entailment.ledger_id
-            }
-        )
-        lines.append(f"- {claim.text} [{', '.join(cited)}]" if cited else f"- {claim.text}")
-    open_questions = (
-        [q.text for q in handover.open_questions if q.status == "open"] if handover else []
-    )
-    conjectures = [c.text for c in handover.claims if c.type == "Conjecture"] if handover else []
-    lines += [f"- Conjecture (not verified): {text}" for text in conjectures]
-    if unsupported or open_questions:
-        lines.append("Not established:")
-        lines += [f"- {u.proposition} — {u.missing_evidence}" for u in unsupported]
-        lines += [f"- {q}" for q in open_questions]
-    if not claims:
-        lines.insert(0, "I don't know: no claim could be verified against the evidence.")
-    return "\n".join(lines)
 
 
 def fence(
@@ -165,10 +128,11 @@ def fence(
     builder.add_conditional_edges("abstain", _rounds_left(max_evidence_rounds), ["agent", "finish"])
     builder.add_edge("policy", "grant")
     builder.add_edge("grant", "act")
-    builder.add_edge("act", "finish")
+    builder.add_conditional_edges("act", _after_act, ["agent", "finish"])
     builder.add_edge("finish", END)
     saver = checkpointer if checkpointer is not None else control_plane.checkpointer
     graph = builder.compile(checkpointer=saver, name=identity.name)
+    graph.__class__ = OneRunGraph  # LangGraph's graph, refusing a second run on a thread
     _FENCED[graph] = _Fenced(identity=identity, prepare=prepare)
     return graph
 
@@ -235,6 +199,8 @@ def _begin(components: FenceComponents, identity: GraphIdentity) -> _ConfiguredN
             "denied": {},
             "pending": [],
             "actions": [],
+            "continuation": None,
+            "returned": [],
         }
 
     return begin
@@ -263,9 +229,9 @@ def _recording_round(abstain: Node) -> Node:
 
     def abstain_and_record(state: FenceState) -> FenceState:
         update = abstain(state)
-        unsupported = [u.to_dict() for u in _unsupported(state)]
+        unsupported = [u.to_dict() for u in unsupported_of(state)]
         item = RoundItem(
-            round=state.get("round", 0), errors=_errors(state), unsupported=unsupported
+            round=state.get("round", 0), errors=errors_of(state), unsupported=unsupported
         )
         update["round_reasons"] = [*state.get("round_reasons", []), item]
         return update
@@ -289,6 +255,11 @@ def _after_verify(state: FenceState) -> Literal["policy", "abstain", "finish"]:
     return "policy" if verified is not None and verified.get("action_intents") else "finish"
 
 
+def _after_act(state: FenceState) -> Literal["agent", "finish"]:
+    """Back to the agent when it asked for its actions' outcomes (``returned``)."""
+    return "agent" if state.get("returned") else "finish"
+
+
 def _rounds_left(limit: int) -> Callable[[FenceState], Literal["agent", "finish"]]:
     def route(state: FenceState) -> Literal["agent", "finish"]:
         return "agent" if state.get("round", 0) <= limit else "finish"
@@ -304,154 +275,3 @@ def _finish(components: FenceComponents, writer: Writer) -> Node:
         return {"result": result}
 
     return finish
-
-
-def build_result(state: FenceState, *, writer: Writer = compose_answer) -> RunResult:
-    """The :class:`RunResult` a state stands for (also used while paused for a grant)."""
-    handover = verified_handover(state)
-    claims = tuple(
-        c
-        for c in (handover.claims if handover else [])
-        if c.type != "Conjecture"
-        and c.propositions
-        and all(p.entailment and p.entailment.label == "entailment" for p in c.propositions)
-    )
-    unsupported = tuple(_unsupported(state, handover))
-    pending = tuple(_pending(p) for p in state.get("pending", []))
-    status = _status(state, handover, claims, pending)
-    answer = (
-        None if status in ("failed", "awaiting_grant") else writer(claims, unsupported, handover)
-    )
-    return RunResult(
-        run_id=state.get("run_id", ""),
-        thread_id=state.get("thread_id", ""),
-        status=status,
-        answer=answer,
-        claims=claims,
-        unsupported=unsupported,
-        pending_grants=pending,
-        actions=tuple(_action(a) for a in state.get("actions", [])),
-        errors=tuple(_errors(state)),
-        rounds=state.get("round", 0),
-        round_reasons=tuple(_round(item) for item in state.get("round_reasons", [])),
-    )
-
-
-def _unsupported(state: FenceState, handover: Handover | None = None) -> list[Unsupported]:
-    """The round's ``Unsupported`` propositions: the verifier's, or, for a hand-over
-    the gate refused, its refused propositions with the gate's reasons."""
-    found = [Unsupported.from_dict(cast(dict[str, Any], u)) for u in state.get("unsupported", [])]
-    if handover is None and not found:
-        found = refused_propositions(state)
-    return found
-
-
-def _round(item: RoundItem) -> RoundReasons:
-    return RoundReasons(
-        round=item["round"],
-        errors=tuple(item["errors"]),
-        unsupported=tuple(Unsupported.from_dict(u) for u in item["unsupported"]),
-    )
-
-
-_CLAIM_PATH = re.compile(r"\$\.claims\[(\d+)\](?:\.propositions\[(\d+)\])?")
-
-
-def refused_propositions(state: FenceState) -> list[Unsupported]:
-    """The propositions the gate refused in the last round, each as an ``Unsupported``
-    with the gate's reasons: a run that ends on a refused hand-over still says what is
-    not established and why, not only that nothing could be verified."""
-    raw = state.get("handover")
-    claims: Any = raw.get("claims") if isinstance(raw, Mapping) else None
-    if not isinstance(claims, list):
-        return []
-    reasons: dict[tuple[int, int], list[str]] = {}
-    for error in state.get("gate_errors", []):
-        found = _CLAIM_PATH.match(str(error.get("path", "")))
-        if found is None or int(found[1]) >= len(claims):  # pyright: ignore[reportUnknownArgumentType]
-            continue
-        claim: Any = claims[int(found[1])]
-        props: Any = claim.get("propositions") if isinstance(claim, Mapping) else None
-        if not isinstance(props, list):
-            continue
-        count = len(props)  # pyright: ignore[reportUnknownArgumentType]
-        indices = [int(found[2])] if found[2] is not None else list(range(count))
-        for j in indices:
-            if j < count:
-                reasons.setdefault((int(found[1]), j), []).append(
-                    f"{error.get('code')}: {error.get('message')}"
-                )
-    refused: list[Unsupported] = []
-    for (i, j), why in reasons.items():
-        claim, prop = claims[i], claims[i]["propositions"][j]
-        if not isinstance(prop, Mapping) or not isinstance(prop.get("text"), str):
-            continue
-        ids: Any = prop.get("ledger_ids")
-        refused.append(
-            Unsupported(
-                proposition=str(prop["text"]),
-                missing_evidence="; ".join(dict.fromkeys(why)),
-                claim_id=str(claim.get("id", "")),
-                proposition_id=str(prop.get("id", "")),
-                label="missing_evidence",
-                ledger_ids=tuple(str(x) for x in ids) if isinstance(ids, list) else (),
-            )
-        )
-    return refused
-
-
-def _errors(state: FenceState) -> list[dict[str, Any]]:
-    errors: list[dict[str, Any]] = [
-        {"code": e["code"], "path": e["path"], "message": e["message"]}
-        for e in state.get("gate_errors", [])
-    ]
-    failure = state.get("failure")
-    if failure:
-        errors.append({"code": "agent_failed", "path": "$", "message": failure})
-    return errors
-
-
-def _status(
-    state: FenceState,
-    handover: Handover | None,
-    claims: tuple[Claim, ...],
-    pending: tuple[PendingGrant, ...],
-) -> RunStatus:
-    if state.get("failure") or (handover is not None and handover.status == "failed"):
-        return "failed"
-    if pending:
-        return "awaiting_grant"
-    open_questions = handover is not None and any(
-        q.status == "open" for q in handover.open_questions
-    )
-    if handover is None or state.get("unsupported") or not claims or open_questions:
-        return "abstained"
-    return "answered"
-
-
-def _pending(raw: PendingItem) -> PendingGrant:
-    return PendingGrant(
-        intent_id=raw["intent_id"],
-        tool=raw["tool"],
-        version=raw["version"],
-        args=dict(raw["args"]),
-        args_sha256=raw["args_sha256"],
-        depends_on=tuple(raw["depends_on"]),
-        claims=tuple(raw["claims"]),
-    )
-
-
-def _action(raw: ActionItem) -> ActionRecord:
-    return ActionRecord(
-        intent_id=raw["intent_id"],
-        tool=raw["tool"],
-        version=raw["version"],
-        args=dict(raw["args"]),
-        status=raw["status"],
-        grant_id=raw.get("grant_id"),
-        approver=raw.get("approver"),
-        ledger_id=raw.get("ledger_id"),
-        output=raw.get("output"),
-        error=raw.get("error"),
-        reason=raw.get("reason"),
-    )

@@ -12,7 +12,6 @@ and the intent so that a replayed step never repeats a side effect.
 # pyright: reportTypedDictNotRequiredAccess=false
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Protocol, cast
 
 from langgraph.types import interrupt
@@ -21,6 +20,7 @@ from assay.contract import ActionIntent, Handover, Unsupported
 from assay.errors import AlreadyDecided, AssayError, GrantExists, InvalidDecision, ToolNotFound
 from assay.fence._components import FenceComponents
 from assay.fence._decisions import DecisionStore, StoredDecision
+from assay.fence._policy_reasons import policy_reasons
 from assay.fence._result import ActionStatus
 from assay.fence._review import (
     IntentDecision,
@@ -29,6 +29,12 @@ from assay.fence._review import (
     ReviewRequest,
     parse_decision,
     pending_call,
+)
+from assay.fence._review_trail import (
+    pause_key,
+    record_refused_decision,
+    record_rival,
+    refused_resumes,
 )
 from assay.fence._settled import call_and_wait, unsettled_action
 from assay.fence._state import (
@@ -46,7 +52,7 @@ from assay.fence._state import (
     verified_handover,
 )
 from assay.gate import GateFinding
-from assay.ledger import LedgerEntry, canonical_json, sha256_hex
+from assay.ledger import LedgerEntry, canonical_json
 from assay.tool_bus import GrantRequest
 
 
@@ -145,7 +151,7 @@ def policy_node(control_plane: FenceComponents) -> Node:
                 }
             else:
                 waiting.append((intent, request))
-        pending = _describe(control_plane, handover, waiting)
+        pending = _describe(control_plane, run_id, handover, waiting)
         return {
             "granted": granted,
             "pending": [cast(PendingItem, p.model_dump(mode="json")) for p in pending],
@@ -198,7 +204,7 @@ def grant_node(control_plane: FenceComponents) -> Node:
         try:
             stored = store.record_all(run_id, decided)
         except AlreadyDecided as exc:
-            _record_rival(control_plane, run_id, exc, decisions)
+            record_rival(control_plane, run_id, exc, decisions)
             raise
         granted = dict(state.get("granted", {}))
         denied = dict(state.get("denied", {}))
@@ -213,14 +219,21 @@ def grant_node(control_plane: FenceComponents) -> Node:
 
 
 def act_node(control_plane: FenceComponents) -> Node:
-    """Run the verified hand-over's action intents through the bus."""
+    """Run the verified hand-over's action intents through the bus. Their outcomes
+    join those of earlier hand-overs of the run (an agent handed its outcomes back
+    may hand over again); an agent that returned a ``continuation`` is handed these
+    outcomes back (``returned``)."""
 
     def act(state: FenceState) -> FenceState:
         handover = verified_handover(state)
         if handover is None:
-            return {"actions": []}
-        actions = [_act_one(control_plane, state, intent) for intent in handover.action_intents]
-        return {"actions": actions, "verified_handover": handover}
+            return {"returned": []}
+        done = [_act_one(control_plane, state, intent) for intent in handover.action_intents]
+        ids = {a["intent_id"] for a in done}
+        earlier = [a for a in state.get("actions", []) if a["intent_id"] not in ids]
+        # An agent that asked for its actions' outcomes is handed them back.
+        returned = [a["intent_id"] for a in done] if state.get("continuation") else []
+        return {"actions": [*earlier, *done], "verified_handover": handover, "returned": returned}
 
     return act
 
@@ -264,11 +277,13 @@ def _irreversible(
 
 def _describe(
     control_plane: FenceComponents,
+    run_id: str,
     handover: Handover,
     waiting: list[tuple[ActionIntent, GrantRequest]],
 ) -> list[PendingCall]:
-    """What a reviewer sees of each waiting call: the exact call and every claim it
-    rests on, with verdicts and the ledger spans that support them."""
+    """What a reviewer sees of each waiting call: the exact call, every claim it
+    rests on, with verdicts and the ledger spans that support them, and why no
+    policy rule approved it."""
     if not waiting:
         return []
     cited = {
@@ -278,7 +293,16 @@ def _describe(
         if p.entailment and p.entailment.ledger_id
     }
     entries: dict[str, LedgerEntry] = control_plane.ledger.get_many(cited)
-    return [pending_call(i, r, handover.claims, entries) for i, r in waiting]
+    return [
+        pending_call(
+            i,
+            r,
+            handover.claims,
+            entries,
+            policy=policy_reasons(control_plane.grants, run_id, r),
+        )
+        for i, r in waiting
+    ]
 
 
 def _pending_calls(state: FenceState) -> list[PendingCall]:
@@ -293,8 +317,8 @@ def _await_decision(
     pending call; each refused value is recorded and answered with a new pause."""
     run_id = request.run_id
     ids = [call.intent_id for call in request.pending]
-    pause = _pause_key(request.pending, round_)
-    refused = _refused_resumes(control_plane, run_id, pause)
+    pause = pause_key(request.pending, round_)
+    refused = refused_resumes(control_plane, run_id, pause)
     index, value = 0, interrupt(request.to_interrupt())
     while True:
         try:
@@ -306,45 +330,10 @@ def _await_decision(
             return parse_decision(value, ids)
         except InvalidDecision as exc:
             if index not in refused:
-                _record_refused_decision(control_plane, run_id, pause, index, str(exc))
+                record_refused_decision(control_plane, run_id, pause, index, str(exc))
             refusal = Refusal(code="invalid_decision", message=str(exc))
             again = request.model_copy(update={"refused": refusal})
             index, value = index + 1, interrupt(again.to_interrupt())
-
-
-def _pause_key(pending: list[PendingCall], round_: int) -> str:
-    """Names one pause: the round and the pending calls it asks about."""
-    calls = [(p.intent_id, p.args_sha256) for p in pending]
-    return sha256_hex(canonical_json([round_, calls]))[:16]
-
-
-def _refused_resumes(control_plane: FenceComponents, run_id: str, pause: str) -> dict[int, str]:
-    """Which resume values of this pause were refused, by their index, and why."""
-    refused: dict[int, str] = {}
-    for entry in control_plane.ledger.entries(run_id, kinds=["error"]):
-        meta = entry.metadata
-        if meta.get("code") == "invalid_decision" and meta.get("pause") == pause:
-            refused[int(meta["resume_index"])] = str(meta.get("message", "not a decision"))
-    return refused
-
-
-def _record_refused_decision(
-    control_plane: FenceComponents, run_id: str, pause: str, index: int, message: str
-) -> None:
-    """The audit trail of a resume value that was not a decision, and what later
-    replays of the node go by."""
-    control_plane.ledger.append(
-        run_id,
-        kind="error",
-        source="assay.grant",
-        content=canonical_json({"code": "invalid_decision", "message": message}).decode(),
-        metadata={
-            "code": "invalid_decision",
-            "pause": pause,
-            "resume_index": index,
-            "message": message[:500],
-        },
-    )
 
 
 def intent_call_id(run_id: str, intent_id: str) -> str:
@@ -352,31 +341,6 @@ def intent_call_id(run_id: str, intent_id: str) -> str:
     replayed step finds the first result. The ``intent:`` prefix is the fence's own;
     call ids that come from a model (LangChain tool calls) never carry it."""
     return f"intent:{run_id}/{intent_id}"
-
-
-def _record_rival(
-    control_plane: FenceComponents,
-    run_id: str,
-    refusal: AlreadyDecided,
-    decisions: Mapping[str, IntentDecision],
-) -> None:
-    """The audit trail of a decision that came after another on the same call: what
-    was attempted, and which decision stands."""
-    standing = refusal.decision
-    attempted = decisions.get(str(standing.get("intent_id")))
-    body = {
-        "code": "already_decided",
-        "message": str(refusal),
-        "standing": standing,
-        "attempted": attempted.model_dump(mode="json") if attempted is not None else None,
-    }
-    control_plane.ledger.append(
-        run_id,
-        kind="error",
-        source="assay.grant",
-        content=canonical_json(body).decode(),
-        metadata={"code": "already_decided", "call_id": str(standing.get("call_id"))},
-    )
 
 
 def _request(run_id: str, call: PendingCall) -> GrantRequest:
@@ -463,7 +427,10 @@ def _act_one(control_plane: FenceComponents, state: FenceState, intent: ActionIn
             intent, "executed", ledger_id=result.ledger_id, output=result.output, **grant
         )
     error = result.error.as_json() if result.error is not None else None
-    return _action(intent, "failed", ledger_id=result.ledger_id, error=error, **grant)
+    status: ActionStatus = (
+        "duplicate" if error is not None and error.get("code") == "duplicate_effect" else "failed"
+    )
+    return _action(intent, status, ledger_id=result.ledger_id, error=error, **grant)
 
 
 def _action(intent: ActionIntent, status: ActionStatus, **fields: Any) -> ActionItem:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
@@ -41,8 +41,17 @@ from pydantic import BaseModel
 from assay._limits import MAX_AGENT_CHARS, check_text
 from assay.contract import handover_author_properties
 from assay.errors import InvalidCall, UsageError
+from assay.fence._held import (
+    HeldCall,
+    HeldTool,
+    continuation,
+    held_calls,
+    is_held,
+    resumed_messages,
+    same_call,
+)
 from assay.fence._state import FenceState
-from assay.tool_bus import RUN_ID_KEY, bus_tool
+from assay.tool_bus import RUN_ID_KEY, ToolSpec, bus_tool
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -136,7 +145,22 @@ def bus_tools(components: FenceComponents, tools: ToolSelection) -> tuple[BaseTo
             f"names to versions, not {type(tools).__name__}"
         )
     specs = [view.get(name, version) for name, version in wanted.items()]
-    return tuple(bus_tool(components.bus, spec) for spec in specs)
+    return tuple(_tool(components, spec) for spec in specs)
+
+
+def _tool(components: FenceComponents, spec: ToolSpec) -> BaseTool:
+    """A read-only or reversible tool runs through the bus when the model calls it; an
+    irreversible one is a :class:`HeldTool`, whose call waits for a grant."""
+    tool = bus_tool(components.bus, spec)
+    if spec.side_effect != "irreversible":
+        return tool
+    return HeldTool(
+        name=tool.name,
+        description=tool.description,
+        args_schema=tool.args_schema,
+        bus=tool.bus,
+        version=tool.version,
+    )
 
 
 class ReactAgent(Runnable[FenceState, dict[str, Any]]):
@@ -163,19 +187,15 @@ class ReactAgent(Runnable[FenceState, dict[str, Any]]):
         self, input: FenceState, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         run_id = _run_id(input)
-        out = self.graph.invoke(
-            {"messages": _agent_messages(input), "run_id": run_id}, _with_run(config, run_id)
-        )
-        return {"handover": _handover(out, run_id, self.from_agent)}
+        out = self.graph.invoke(_graph_input(input, run_id), _with_run(config, run_id))
+        return _agent_output(out, input, run_id, self.from_agent)
 
     async def ainvoke(
         self, input: FenceState, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         run_id = _run_id(input)
-        out = await self.graph.ainvoke(
-            {"messages": _agent_messages(input), "run_id": run_id}, _with_run(config, run_id)
-        )
-        return {"handover": _handover(out, run_id, self.from_agent)}
+        out = await self.graph.ainvoke(_graph_input(input, run_id), _with_run(config, run_id))
+        return _agent_output(out, input, run_id, self.from_agent)
 
 
 def _check_name(name: str) -> None:
@@ -189,6 +209,68 @@ def _run_id(state: FenceState) -> str:
     if not isinstance(run_id, str) or not run_id:
         raise InvalidCall("the state has no run_id: a ReactAgent runs inside fence()")
     return run_id
+
+
+def _graph_input(state: FenceState, run_id: str) -> dict[str, Any]:
+    """The conversation continued with its held calls' outcomes, when the fence hands
+    them back; else a new one (the task, and a refused round's feedback)."""
+    messages = resumed_messages(state)
+    return {"messages": messages or _agent_messages(state), "run_id": run_id}
+
+
+def _agent_output(out: Any, state: FenceState, run_id: str, name: str) -> dict[str, Any]:
+    """The hand-over, with the model's held calls as its action intents, and the
+    conversation to continue once they are decided."""
+    handover = _handover(out, run_id, name)
+    messages: Any = out.get("messages") if isinstance(out, Mapping) else None
+    held = held_calls(messages) if isinstance(messages, list) else []
+    if handover.get("status") == "ok":
+        handover["action_intents"] = _intents(handover, held, state)
+    if not held:
+        return {"handover": handover}
+    return {"handover": handover, "continuation": continuation(messages, held)}
+
+
+def _intents(draft: Mapping[str, Any], held: Sequence[HeldCall], state: FenceState) -> list[Any]:
+    """The draft's intents and one per held call, which depends on the draft's claims
+    (an intent of the draft stating the same call gives way to it, keeping its
+    ``depends_on``). An intent restating a call already decided and handed back is the
+    same call, not a second one, and is dropped."""
+    raw: Any = draft.get("action_intents")
+    intents: list[Any] = list(raw) if isinstance(raw, list) else []
+    returned = set(state.get("returned") or [])
+    decided = [a for a in state.get("actions", []) if a["intent_id"] in returned]
+    intents = [i for i in intents if not _restates(i, decided)]
+    raw_claims: Any = draft.get("claims")
+    claims = [
+        c["id"]
+        for c in (raw_claims if isinstance(raw_claims, list) else [])
+        if isinstance(c, Mapping) and c.get("type") != "Conjecture" and isinstance(c.get("id"), str)
+    ]
+    for call in held:
+        depends_on = list(claims)
+        for intent in [
+            i for i in intents if _restates(i, [{"tool": call.tool, "args": call.args}])
+        ]:
+            depends_on = list(intent.get("depends_on") or depends_on)
+            intents.remove(intent)
+        intents.append(
+            {
+                "id": call.intent_id,
+                "tool": call.tool,
+                "version": call.version,
+                "args": call.args,
+                "requires_grant": True,
+                "depends_on": depends_on,
+            }
+        )
+    return intents
+
+
+def _restates(intent: Any, calls: Sequence[Mapping[str, Any]]) -> bool:
+    return isinstance(intent, Mapping) and any(
+        same_call(cast(Mapping[str, Any], intent), c) for c in calls
+    )
 
 
 def _with_run(config: RunnableConfig | None, run_id: str) -> RunnableConfig:
@@ -315,7 +397,7 @@ def _react_graph(
     if tools:
         builder.add_node("tools", ToolNode(list(tools)))
         builder.add_conditional_edges("agent", _after_model, ["tools", "respond"])
-        builder.add_edge("tools", "agent")
+        builder.add_conditional_edges("tools", _after_tools, ["agent", "respond"])
     else:
         builder.add_edge("agent", "respond")
     builder.add_edge("respond", END)
@@ -339,3 +421,14 @@ def _within_steps(state: _ReactState, reply: BaseMessage) -> BaseMessage:
 def _after_model(state: _ReactState) -> str:
     last = state["messages"][-1]
     return "tools" if isinstance(last, AIMessage) and last.tool_calls else "respond"
+
+
+def _after_tools(state: _ReactState) -> str:
+    """A held call ends the loop: the model hands over what the call rests on, and
+    goes on once the call is decided (with its outcome as the tool's result)."""
+    latest: list[AnyMessage] = []
+    for message in reversed(state["messages"]):
+        if isinstance(message, AIMessage):
+            break
+        latest.append(message)
+    return "respond" if any(is_held(m) for m in latest) else "agent"

@@ -1,17 +1,26 @@
-"""What a fenced run comes to: the records a caller reads from ``RunResult``."""
+"""What a fenced run comes to: the records a caller reads from ``RunResult``.
+
+A result also travels as plain JSON (:func:`result_to_json`, :func:`result_from_json`):
+that is how a checkpoint holds it, so any LangGraph saver (a user's ``InMemorySaver``
+under ``LANGGRAPH_STRICT_MSGPACK`` included) stores and reads it back without
+reviving a class of assay's.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from assay.contract import Claim, Unsupported
 
-RunStatus = Literal["answered", "abstained", "awaiting_grant", "failed"]
+#: How a run ended; the table in ``docs/fence.md`` says what each one means.
+RunStatus = Literal["answered", "denied", "incomplete", "abstained", "awaiting_grant", "failed"]
 #: Where a thread stands: ``running`` while a node runs, else its run's ``RunStatus``.
-ThreadState = Literal["running", "awaiting_grant", "answered", "abstained", "failed"]
-ActionStatus = Literal["executed", "denied", "failed", "not_run", "unknown"]
+ThreadState = Literal[
+    "running", "awaiting_grant", "answered", "denied", "incomplete", "abstained", "failed"
+]
+ActionStatus = Literal["executed", "denied", "duplicate", "failed", "not_run", "unknown"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -19,8 +28,12 @@ class ActionRecord:
     """One action intent and what became of it.
 
     ``executed``: the bus ran it (``ledger_id`` is its ``tool_output``); ``denied``: a
-    reviewer refused the grant (``reason`` says why); ``failed``: the bus returned a
-    structured error (``error``); ``not_run``: its claims were not all entailed.
+    reviewer refused the grant (``reason`` says why); ``duplicate``: the bus refused it
+    because another call already performed its effect (``error``, code
+    ``duplicate_effect``, names that call); ``failed``: the bus returned another
+    structured error, or its handler failed (``error``); ``not_run``: it never reached
+    the bus: the hand-over that proposed it was refused, its claims were not all
+    entailed, or no grant could be issued (``reason``).
 
     ``unknown``: its handler started and its result was never recorded (the process
     running it was killed), so whether its effect happened is not known; it is never
@@ -56,10 +69,13 @@ class PendingGrant:
     args_sha256: str
     depends_on: tuple[str, ...]
     claims: tuple[dict[str, Any], ...] = ()
+    #: Why no policy rule approved the call, one line per rule (or why none applies).
+    policy: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "depends_on", tuple(self.depends_on))
         object.__setattr__(self, "claims", tuple(self.claims))
+        object.__setattr__(self, "policy", tuple(self.policy))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,12 +97,16 @@ class RunResult:
     """The outcome of a fenced run.
 
     ``status`` is ``answered`` (every asserted proposition entailed, nothing left
-    open), ``abstained`` (evidence ran out: see ``unsupported``, ``errors`` and the
-    answer's "Not established" part), ``awaiting_grant`` (paused before an
-    irreversible call: see ``pending_grants``, then ``cp.resume``) or ``failed``
-    (the agent failed or never produced a hand-over the gate accepted; see
-    ``errors``). ``claims`` holds only verified claims, each proposition with its
-    ``entailment``; ``answer`` is composed from them alone.
+    open, and every action executed), ``denied`` (verified, and a reviewer denied an
+    action; the others executed), ``incomplete`` (verified, and an action did not run
+    as proposed: refused as a duplicate, failed, not run, or its outcome unknown; see
+    ``actions``), ``abstained`` (evidence ran out, or the gate refused the last
+    hand-over: see ``unsupported``, ``errors`` and the answer's "Not established"
+    part), ``awaiting_grant`` (paused before an irreversible call: see
+    ``pending_grants``, then ``cp.resume``) or ``failed`` (the agent raised, gave no
+    hand-over, or handed over ``failed``; see ``errors``). ``claims`` holds only
+    verified claims, each proposition with its ``entailment``; ``answer`` is composed
+    from them alone, while the run waits for a grant too (``None`` only when failed).
 
     ``errors`` and ``unsupported`` are the last round's; ``round_reasons`` holds
     every refused round's reasons, first to last, so a run answered after a retry
@@ -110,6 +130,32 @@ class RunResult:
         names = ("claims", "unsupported", "pending_grants", "actions", "errors", "round_reasons")
         for name in names:
             object.__setattr__(self, name, tuple(getattr(self, name)))
+
+
+def result_to_json(result: RunResult) -> dict[str, Any]:
+    """``result`` as plain JSON data: what a checkpoint holds of it."""
+    data = asdict(result)
+    data["claims"] = [c.model_dump(mode="json") for c in result.claims]
+    data["unsupported"] = [u.to_dict() | {"ledger_id": u.ledger_id} for u in result.unsupported]
+    return data
+
+
+def result_from_json(data: dict[str, Any]) -> RunResult:
+    """The :class:`RunResult` :func:`result_to_json` wrote."""
+    return RunResult(
+        run_id=data["run_id"],
+        thread_id=data["thread_id"],
+        status=data["status"],
+        answer=data.get("answer"),
+        claims=tuple(Claim.model_validate(c) for c in data.get("claims", [])),
+        unsupported=tuple(
+            Unsupported.from_dict(cast(dict[str, Any], u)) for u in data.get("unsupported", [])
+        ),
+        pending_grants=tuple(PendingGrant(**p) for p in data.get("pending_grants", [])),
+        actions=tuple(ActionRecord(**a) for a in data.get("actions", [])),
+        errors=tuple(data.get("errors", [])),
+        rounds=int(data.get("rounds", 0)),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

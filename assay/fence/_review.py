@@ -144,6 +144,8 @@ class PendingCall(BaseModel):
     call_id: NonEmpty
     depends_on: list[str]
     claims: list[ReviewClaim]
+    #: Why no policy rule approved the call, one line per rule (or why none applies).
+    policy: list[str] = Field(default_factory=list[str])
 
 
 class Refusal(BaseModel):
@@ -185,10 +187,13 @@ def pending_call(
     request: GrantRequest,
     claims: Sequence[Claim],
     entries: Mapping[str, LedgerEntry],
+    *,
+    policy: Sequence[str] = (),
 ) -> PendingCall:
-    """What a reviewer sees of ``intent``: the exact call ``request`` grants and each
-    of ``claims`` it rests on, with verdicts and the spans of ``entries`` (the ledger
-    entries the verdicts cite) that support them."""
+    """What a reviewer sees of ``intent``: the exact call ``request`` grants, each of
+    ``claims`` it rests on, with verdicts and the spans of ``entries`` (the ledger
+    entries the verdicts cite) that support them, and why no policy rule approved it
+    (``policy``)."""
     return PendingCall(
         intent_id=intent.id,
         tool=request.tool,
@@ -198,6 +203,7 @@ def pending_call(
         call_id=request.call_id or "",
         depends_on=list(request.depends_on),
         claims=[_review_claim(c, entries) for c in claims if c.id in request.depends_on],
+        policy=list(policy),
     )
 
 

@@ -50,6 +50,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import merge_configs
 from langgraph.types import Command, Durability, StateSnapshot
 
 from assay.errors import (
@@ -63,7 +64,8 @@ from assay.fence import _threads as threads
 from assay.fence._components import FenceComponents
 from assay.fence._decisions import DecisionStore, already_decided
 from assay.fence._fence import FencedGraph, build_result, graph_identity, prepared_input
-from assay.fence._result import RunResult, ThreadStatus
+from assay.fence._one_run import claimed
+from assay.fence._result import RunResult, ThreadStatus, result_from_json
 from assay.fence._review import PendingCall, parse_decision
 from assay.fence._settled import with_settlements
 from assay.fence._state import FenceState
@@ -84,13 +86,17 @@ def run(
     input: Mapping[str, Any],
     *,
     thread_id: str | None = None,
+    config: RunnableConfig | None = None,
 ) -> RunResult:
     """Start ``graph`` on ``input`` (``{"task": str, "context": {...}}``, after the
-    graph's ``prepare``) in a new thread (``thread_id``, or a fresh one)."""
-    payload, config = _start(components, graph, input, thread_id)
+    graph's ``prepare``) in a new thread (``thread_id``, or a fresh one). ``config`` is
+    LangGraph's (callbacks, tags, metadata, ``recursion_limit``, ``configurable``),
+    merged with the thread id the runner sets."""
+    payload, config = _start(components, graph, input, thread_id, config)
     identity = graph_identity(graph)
+    thread = _thread_of(config)
     _claim(components, identity, config, graph.get_state(config))
-    with invocation_span("run", identity, _thread_of(config)) as span:
+    with invocation_span("run", identity, thread) as span, claimed(thread):
         result = _settle(
             components, config, lambda: graph.invoke(payload, config, durability=DURABILITY)
         )
@@ -104,13 +110,15 @@ async def arun(
     input: Mapping[str, Any],
     *,
     thread_id: str | None = None,
+    config: RunnableConfig | None = None,
 ) -> RunResult:
     """:func:`run` on the event loop (``graph.ainvoke``): the graph's async nodes and
     the checkpointer's async methods run there."""
-    payload, config = _start(components, graph, input, thread_id)
+    payload, config = _start(components, graph, input, thread_id, config)
     identity = graph_identity(graph)
+    thread = _thread_of(config)
     _claim(components, identity, config, await graph.aget_state(config))
-    with invocation_span("run", identity, _thread_of(config)) as span:
+    with invocation_span("run", identity, thread) as span, claimed(thread):
         result = await _asettle(
             components, config, lambda: graph.ainvoke(payload, config, durability=DURABILITY)
         )
@@ -123,10 +131,13 @@ def resume(
     graph: FencedGraph,
     thread_id: str,
     decision: Mapping[str, Any],
+    *,
+    config: RunnableConfig | None = None,
 ) -> RunResult:
     """Continue the run paused on ``thread_id`` with a reviewer's ``decision``
-    (``{"approve": bool, "approver": name, "reason": ...}`` or per intent)."""
-    config = _resume_config(graph, thread_id, decision)
+    (``{"approve": bool, "approver": name, "reason": ...}`` or per intent); ``config``
+    as for :func:`run`."""
+    config = _resume_config(graph, thread_id, decision, config)
     snapshot = graph.get_state(config)
     _check_paused(components, graph, config, decision, snapshot)
     command = Command(resume=dict(decision))
@@ -144,9 +155,11 @@ async def aresume(
     graph: FencedGraph,
     thread_id: str,
     decision: Mapping[str, Any],
+    *,
+    config: RunnableConfig | None = None,
 ) -> RunResult:
     """:func:`resume` on the event loop (``graph.ainvoke``)."""
-    config = _resume_config(graph, thread_id, decision)
+    config = _resume_config(graph, thread_id, decision, config)
     snapshot = await graph.aget_state(config)
     _check_paused(components, graph, config, decision, snapshot)
     command = Command(resume=dict(decision))
@@ -183,8 +196,35 @@ def paused(
 # --- starting ---------------------------------------------------------------------------
 
 
-def _config(thread_id: str) -> RunnableConfig:
-    return {"configurable": {"thread_id": thread_id}}
+#: Keys of ``configurable`` that would point a run at another checkpoint than its
+#: thread's latest (LangGraph's time travel), which the runner does not do.
+_NOT_CONFIGURABLE = ("checkpoint_id", "checkpoint_ns", "checkpoint_map")
+
+
+def _config(thread_id: str | None, config: RunnableConfig | None) -> RunnableConfig:
+    """``config`` with the thread id set (``thread_id``, the one ``configurable``
+    names, or a fresh one); :class:`UsageError` for two different thread ids, or a
+    checkpoint to travel to."""
+    if config is None:
+        config = {}
+    if not isinstance(config, Mapping):
+        raise UsageError("config must be a LangGraph RunnableConfig (a mapping)")
+    configurable: Any = config.get("configurable") or {}
+    if not isinstance(configurable, Mapping):
+        raise UsageError("config['configurable'] must be a mapping")
+    travel = [k for k in _NOT_CONFIGURABLE if k in configurable]
+    if travel:
+        raise UsageError(f"config['configurable'] may not set {', '.join(travel)}")
+    named: Any = configurable.get("thread_id")
+    if thread_id is not None and named is not None and str(named) != thread_id:
+        raise UsageError(
+            f"two thread ids: {thread_id!r} and config['configurable']['thread_id'] {named!r}"
+        )
+    chosen = thread_id if thread_id is not None else named
+    if chosen is None:
+        chosen = "thr_" + secrets.token_hex(12)
+    thread = threads.check_thread_id(str(chosen) if not isinstance(chosen, str) else chosen)
+    return merge_configs(config, {"configurable": {"thread_id": thread}})
 
 
 def _start(
@@ -192,14 +232,15 @@ def _start(
     graph: FencedGraph,
     value: Mapping[str, Any],
     thread_id: str | None,
+    config: RunnableConfig | None,
 ) -> tuple[FenceState, RunnableConfig]:
     """The checked input and the config of a new run; nothing is written."""
     graph_identity(graph)
     if not isinstance(value, Mapping):
         raise UsageError("a run's input is a mapping: {'task': str, 'context': {...}}")
+    merged = _config(thread_id, config)
     payload = _payload(components, prepared_input(graph, value))
-    chosen = "thr_" + secrets.token_hex(12) if thread_id is None else thread_id
-    return payload, _config(threads.check_thread_id(chosen))
+    return payload, merged
 
 
 def _payload(components: FenceComponents, value: object) -> FenceState:
@@ -239,11 +280,13 @@ def _claim(
 # --- resuming ---------------------------------------------------------------------------
 
 
-def _resume_config(graph: FencedGraph, thread_id: str, decision: object) -> RunnableConfig:
+def _resume_config(
+    graph: FencedGraph, thread_id: str, decision: object, config: RunnableConfig | None
+) -> RunnableConfig:
     graph_identity(graph)
-    config = _config(threads.check_thread_id(thread_id))
+    merged = _config(threads.check_thread_id(thread_id), config)
     parse_decision(decision, None)  # its own shape, before anything is read
-    return config
+    return merged
 
 
 def _check_paused(
@@ -297,8 +340,8 @@ def _not_paused(
         return already_decided(earlier[0])
     if running:
         return InvalidDecision(f"thread {thread_id!r} is running, not paused for a grant")
-    result = values.get("result")
-    ended = f" ended {result.status}" if isinstance(result, RunResult) else " is not paused"
+    result = _stored_result(values)
+    ended = f" ended {result.status}" if result is not None else " is not paused"
     return InvalidDecision(f"thread {thread_id!r} is not waiting for a decision: its run{ended}")
 
 
@@ -340,10 +383,19 @@ def _outcome(values: object) -> RunResult:
     state = cast(Mapping[str, Any], values)
     if state.get("__interrupt__"):
         return build_result(cast(Any, state))
-    result = state.get("result")
-    if isinstance(result, RunResult):
+    result = _stored_result(state)
+    if result is not None:
         return result
     raise RunError("the fenced graph stopped without a result")
+
+
+def _stored_result(values: Mapping[str, Any]) -> RunResult | None:
+    """The run's result, as the graph's state holds it, or as a checkpoint's channel
+    values do (its JSON; a record itself where an earlier version wrote one)."""
+    result = values.get("result")
+    if isinstance(result, Mapping):
+        return result_from_json(dict(cast(Mapping[str, Any], result)))
+    return result if isinstance(result, RunResult) else None
 
 
 def _thread_of(config: RunnableConfig) -> str:
@@ -378,5 +430,4 @@ def _checkpointed_result(components: FenceComponents, thread_id: str) -> RunResu
     )
     if saved is None:
         return None
-    result = saved.checkpoint.get("channel_values", {}).get("result")
-    return result if isinstance(result, RunResult) else None
+    return _stored_result(saved.checkpoint.get("channel_values", {}))

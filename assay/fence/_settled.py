@@ -121,11 +121,16 @@ def unsettled_action(
 
 def with_settlements(bus: ToolBus, result: RunResult) -> RunResult:
     """``result`` with each ``unknown`` action that was settled since shown as what
-    it came to (a run's stored result is read back, never rewritten)."""
+    it came to, and the run's status with them (an ``incomplete`` run whose every
+    action is now settled as performed reads ``answered``); a run's stored result is
+    read back, never rewritten."""
     if not any(a.status == "unknown" for a in result.actions):
         return result
     actions = tuple(_refreshed(bus, result.run_id, a) for a in result.actions)
-    return replace(result, actions=actions)
+    status = result.status
+    if status == "incomplete" and all(a.status in ("executed", "denied") for a in actions):
+        status = "denied" if any(a.status == "denied" for a in actions) else "answered"
+    return replace(result, actions=actions, status=status)
 
 
 def _refreshed(bus: ToolBus, run_id: str, action: ActionRecord) -> ActionRecord:

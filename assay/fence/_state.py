@@ -1,9 +1,11 @@
 """The state a fenced graph carries between its nodes, each key with its type.
 
-Everything a checkpoint holds is plain JSON but ``result`` (a :class:`RunResult`, which
-the checkpointer's serializer revives by an allowlist), so a checkpoint written by one
-process reads back identically in another (the durable-resume guarantee rests on
-that). The round's hand-over is validated once, by the gate: the parsed models
+Everything a checkpoint holds is plain JSON, so a checkpoint written by one process
+reads back identically in another (the durable-resume guarantee rests on that), and any
+LangGraph saver stores it without reviving a class of assay's (a user's own saver under
+``LANGGRAPH_STRICT_MSGPACK`` included). ``result`` holds a :class:`RunResult` in a
+channel of its own (:class:`ResultChannel`) that a checkpoint holds as its JSON, and
+reads back as the record. The round's hand-over is validated once, by the gate: the parsed models
 travel between the round's nodes in two keys that are never checkpointed
 (``accepted_handover``, ``verified_handover``); a node that finds one missing (a run
 resumed from its checkpoint has none) reads it back from its JSON, once, and carries
@@ -12,12 +14,12 @@ it on.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, Self, TypedDict, cast
 
-from langgraph.channels import UntrackedValue
+from langgraph.channels import LastValue, UntrackedValue
 
 from assay.contract import Handover, UnsupportedLabel
-from assay.fence._result import ActionStatus, RunResult
+from assay.fence._result import ActionStatus, RunResult, result_from_json, result_to_json
 
 __all__ = [
     "ActionItem",
@@ -29,6 +31,7 @@ __all__ = [
     "GrantedItem",
     "GraphKey",
     "PendingItem",
+    "ResultChannel",
     "UnsupportedFeedback",
     "UnsupportedItem",
     "accepted_handover",
@@ -37,6 +40,23 @@ __all__ = [
 
 #: A :class:`~assay.contract.Handover` as its JSON-mode dump.
 HandoverJSON = dict[str, Any]
+
+
+class ResultChannel(LastValue[Any]):
+    """The ``result`` key's channel: a :class:`RunResult` in the graph, its JSON
+    (:func:`~assay.fence._result.result_to_json`) in a checkpoint. A result that an
+    earlier version checkpointed as the record itself reads back as it is."""
+
+    __slots__ = ()
+
+    def checkpoint(self) -> Any:
+        value = super().checkpoint()
+        return result_to_json(value) if isinstance(value, RunResult) else value
+
+    def from_checkpoint(self, checkpoint: Any) -> Self:
+        if isinstance(checkpoint, dict):
+            checkpoint = result_from_json(cast(dict[str, Any], checkpoint))
+        return super().from_checkpoint(checkpoint)
 
 
 class GraphKey(TypedDict):
@@ -128,6 +148,7 @@ class PendingItem(TypedDict):
     call_id: str
     depends_on: list[str]
     claims: list[dict[str, Any]]
+    policy: NotRequired[list[str]]
 
 
 class ActionItem(TypedDict):
@@ -155,7 +176,15 @@ class FenceState(TypedDict, total=False):
     :class:`~assay.contract.Handover` or its dict (kept as the dict).
 
     ``graph`` is the ``name`` and ``version`` given to ``fence()`` by the graph that
-    started the run; ``thread_id`` the LangGraph thread it runs on."""
+    started the run; ``thread_id`` the LangGraph thread it runs on.
+
+    An agent may also return ``continuation`` (plain JSON): what it wants handed back
+    once the actions of its hand-over are decided and run. The fence then calls it
+    again, in the same round, with ``continuation``, ``returned`` (the ids of the
+    intents whose outcomes are being handed back) and ``actions`` (their outcomes).
+    Its ``awaits`` lists those intents: one never decided (its hand-over was refused)
+    is still reported, as an action ``not_run``. A ReAct agent does this with the
+    irreversible calls its model made itself."""
 
     task: str
     context: dict[str, Any]
@@ -178,7 +207,9 @@ class FenceState(TypedDict, total=False):
     denied: dict[str, DeniedItem]
     pending: list[PendingItem]
     actions: list[ActionItem]
-    result: RunResult
+    continuation: dict[str, Any] | None
+    returned: list[str]
+    result: Annotated[RunResult, ResultChannel]
     accepted_handover: Annotated[Handover | None, UntrackedValue]
     verified_handover: Annotated[Handover | None, UntrackedValue]
 

@@ -320,6 +320,7 @@ def _queue_items(
                     "args_sha256": grant.args_sha256,
                     "depends_on": list(grant.depends_on),
                     "claims": claims,
+                    "policy": list(grant.policy),
                 }
             )
         items.append(

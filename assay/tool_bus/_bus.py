@@ -144,9 +144,9 @@ class _Step:
 
 
 class ToolBus(CallSettling):
-    """Validates, gates, runs and records proposed tool calls. A call cut short by a
-    crash is reported, recovered and settled by the methods of :class:`CallSettling`
-    (``unsettled``, ``recover``, ``settle_call``, ``settlement``)."""
+    """Validates, gates, runs and records proposed tool calls; ``effect_scope`` names
+    its effects apart from other scopes' (an evaluation's are its own). A call cut short
+    by a crash is reported, recovered and settled by :class:`CallSettling`."""
 
     def __init__(
         self,
@@ -156,6 +156,7 @@ class ToolBus(CallSettling):
         grants: Grants,
         *,
         timeout_s: float | None = DEFAULT_TIMEOUT_S,
+        effect_scope: str | None = None,
     ) -> None:
         self._engine = engine
         self._ledger = ledger
@@ -163,6 +164,7 @@ class ToolBus(CallSettling):
         self._grants = grants
         #: Seconds a handler may run (``None``: no limit); a tool's own wins.
         self.timeout_s = timeout_s
+        self.effect_scope = effect_scope
 
     def call(
         self,
@@ -305,7 +307,7 @@ class ToolBus(CallSettling):
                 return _Checked(refusal=refused)
         if spec.side_effect != "irreversible":
             return _Checked(binding=binding)
-        key = effect_key(spec, call.args_json)
+        key = effect_key(spec, call.args_json, scope=self.effect_scope)
         if isinstance(key, ToolFailure):
             return _Checked(refusal=key)
         earlier = holder(self._engine, key) if key is not None else None
@@ -442,12 +444,11 @@ class ToolBus(CallSettling):
         self, tool: str, args: Mapping[str, Any], *, version: str | None = None
     ) -> EffectHolder | None:
         """The call that already performed the effect a call of ``tool`` with ``args``
-        would perform (its tool declares an idempotency key and some call with the
-        same key values has started), in any run; ``None`` otherwise. What a reviewer
-        should see before approving a repeat, and what a grant's ``supersedes`` names
-        (its ``call_ledger_id``)."""
+        would perform (its tool declares an idempotency key and a call with the same
+        key values, in any run of this scope, has started); ``None`` otherwise. What a
+        reviewer sees before approving a repeat, a grant's ``supersedes`` names."""
         spec = self._registry.get(tool, version)
-        key = effect_key(spec, args)
+        key = effect_key(spec, args, scope=self.effect_scope)
         return holder(self._engine, key) if isinstance(key, EffectKey) else None
 
     def call_started(self, run_id: str, call_id: str) -> bool:

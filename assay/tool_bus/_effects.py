@@ -76,10 +76,14 @@ class EffectHolder:
     started_at: datetime
 
 
-def effect_key(spec: ToolSpec, args: Mapping[str, Any]) -> EffectKey | ToolFailure | None:
+def effect_key(
+    spec: ToolSpec, args: Mapping[str, Any], *, scope: str | None = None
+) -> EffectKey | ToolFailure | None:
     """The key of a call of ``spec`` with ``args``; ``None`` when the tool declares no
     key, an ``invalid_arguments`` failure when a pointer of the key finds no value (a
-    call whose effect cannot be named cannot be told apart from another)."""
+    call whose effect cannot be named cannot be told apart from another). A ``scope``
+    (a bus's ``effect_scope``) names effects apart from every other scope's: an
+    evaluation's refunds are its own, not repeats of another evaluation's."""
     if not spec.idempotency_key:
         return None
     values: dict[str, Any] = {}
@@ -107,7 +111,10 @@ def effect_key(spec: ToolSpec, args: Mapping[str, Any]) -> EffectKey | ToolFailu
             ),
             details=missing,
         )
-    digest = hashlib.sha256(canonical_json({"tool": spec.name, "key": values})).hexdigest()
+    named: dict[str, Any] = {"tool": spec.name, "key": values}
+    if scope is not None:
+        named["scope"] = scope
+    digest = hashlib.sha256(canonical_json(named)).hexdigest()
     return EffectKey(tool=spec.name, values=values, sha256=digest)
 
 

@@ -102,6 +102,22 @@ class Rule(BaseModel):
             return False
         return all(cond.holds(argument_value(args, key)) for key, cond in self.args.items())
 
+    def unmet(self, tool: str, version: str, args: Mapping[str, Any]) -> list[str]:
+        """Why the rule does not match this call, one line per condition it fails
+        (empty when it matches): what a reviewer is told of a rule that did not apply."""
+        if tool != self.tool:
+            return [f"it is for {self.tool}, not {tool}"]
+        if self.version is not None and version != self.version:
+            return [f"it is for version {self.version}, not {version}"]
+        unmet: list[str] = []
+        for key, cond in self.args.items():
+            value = argument_value(args, key)
+            if not cond.holds(value):
+                bounds = canonical_json(cond.model_dump(by_alias=True, exclude_unset=True))
+                shown = "missing" if value is _MISSING else f"is {_json_text(value)}"
+                unmet.append(f"{key} {shown}, the rule requires {bounds.decode()}")
+        return unmet
+
 
 class Policy(BaseModel):
     """An ordered list of rules; the first rule whose grant is issued wins."""
@@ -124,6 +140,14 @@ def argument_value(args: Mapping[str, Any], key: str) -> object:
         else:
             return _MISSING
     return node
+
+
+def _json_text(value: object) -> str:
+    try:
+        text = canonical_json(value).decode()
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _same(a: object, b: object) -> bool:

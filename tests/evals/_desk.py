@@ -70,6 +70,11 @@ PLACE_ORDER_AS_CHOSEN = replace(
 )
 
 
+#: The order named by its SKU (an idempotency key): ordering BT-105 twice is one
+#: effect, which the bus refuses to repeat.
+PLACE_ORDER_KEYED = replace(PLACE_ORDER, version="1.2.0", idempotency_key=("/sku",))
+
+
 def _install(registry: ToolRegistry) -> None:
     with _LOCK:
         if registry not in _INSTALLED:
@@ -77,6 +82,7 @@ def _install(registry: ToolRegistry) -> None:
             registry.register(PLACE_ORDER, _place)
             registry.register(PLACE_ORDER_UNGUARDED, _place)
             registry.register(PLACE_ORDER_AS_CHOSEN, _place)
+            registry.register(PLACE_ORDER_KEYED, _place)
             _INSTALLED.add(registry)
 
 
@@ -216,3 +222,9 @@ def graph_policy_orders_twice(cp: FenceComponents) -> FencedGraph:
     """A regression: an auto-approval policy, and the same order proposed twice, so
     the policy runs it twice with no reviewer asked."""
     return _fenced(cp, policy=AUTO_APPROVE_ORDERS, twice=True, order_version="1.1.0")
+
+
+def graph_keyed(cp: FenceComponents) -> FencedGraph:
+    """The desk ordering with the keyed tool: a second order of the same SKU repeats
+    an effect."""
+    return _fenced(cp, order_version="1.2.0")

@@ -231,7 +231,7 @@ def test_a_resume_killed_inside_the_handler_never_runs_it_again(db_url: str, out
     code, out, err = _worker("resume", db_url, "thr_in_call")
     assert code == 0, err
     status, [(action, output, error)] = json.loads(out)
-    assert (status, action, output, error) == ("answered", "unknown", None, "outcome_unknown")
+    assert (status, action, output, error) == ("incomplete", "unknown", None, "outcome_unknown")
     assert len(_payments(outbox)) == 1
 
 

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from langchain_core.callbacks import BaseCallbackHandler
 from sqlalchemy import event
 
-from assay import ControlPlane, ToolSpec, WrongGraph
+from assay import ControlPlane, ThreadInUse, ToolSpec
 from assay.fence import FenceState, fence
 from assay.tool_bus import ToolFailure
 from assay.verifier import LexicalNLI
@@ -151,7 +151,7 @@ def test_a_thread_of_another_graph_is_refused_before_anything_is_kept(cp: Contro
     second = fence(_agent(cp), control_plane=cp, name="second")
     first.invoke({"task": "t"}, _config("t-owned"))
     runs = cp.ledger.runs()
-    with pytest.raises(WrongGraph):
+    with pytest.raises(ThreadInUse):  # a used thread: refused before any node runs
         second.invoke({"task": "t"}, _config("t-owned"))
     assert cp.ledger.runs() == runs  # the run the refused begin opened was rolled back
     assert cp.status("t-owned").graph_name == "first"

@@ -60,7 +60,9 @@ def test_over_cap_pauses_for_a_human_grant_then_flags_once(
     audit: ControlPlane, invoice: FencedGraph, outbox: Path
 ) -> None:
     paused = audit.run(invoice, case("over_cap"))
-    assert paused.status == "awaiting_grant" and paused.answer is None
+    # The answer says what is verified while the call waits.
+    assert paused.status == "awaiting_grant" and paused.answer is not None
+    assert paused.answer.startswith("- Invoice INV-4421")
     [pending] = paused.pending_grants
     assert pending.tool == "flag_invoice_line"
     assert pending.args == {

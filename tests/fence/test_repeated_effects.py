@@ -23,7 +23,8 @@ def test_a_second_run_on_the_same_invoice_does_not_flag_again(
 
     second = audit.run(invoice, case("small_overage"))
     [repeat] = second.actions
-    assert repeat.status == "failed" and repeat.error is not None
+    assert repeat.status == "duplicate" and repeat.error is not None
+    assert second.status == "incomplete"
     assert repeat.error["code"] == "duplicate_effect"
     first_call = next(
         e

@@ -27,6 +27,7 @@ from assay import (
 from assay.apps import reference
 from assay.cli import app
 from assay.fence import FenceState, graph_identity
+from assay.fence._threads import claim as claim_thread
 from assay.verifier import LexicalNLI
 from tests.fence import _orders
 
@@ -178,17 +179,29 @@ def test_paused_lists_newest_first_and_filters_by_graph(cp: ControlPlane) -> Non
     assert [t.thread_id for t in cp.paused(graph_name="order-desk", limit=1)] == [second]
 
 
-def test_the_begin_node_refuses_a_thread_of_another_graph(cp: ControlPlane) -> None:
+def test_a_used_thread_is_refused_to_another_graph_invoked_directly(cp: ControlPlane) -> None:
     thread = _paused(cp)
     cp.resume(_orders.graph(cp), thread, {"approve": False, "approver": "bob"})
     other = reference.graph(cp)
-    with pytest.raises(WrongGraph, match="belongs to graph 'order-desk'"):
+    with pytest.raises(ThreadInUse, match="already holds a run"):
         other.invoke(
             cast(FenceState, reference.prepare_input(reference.case_input("compliant"))),
             _config(thread),
         )
     assert cp.status(thread).graph_name == "order-desk"
     assert graph_identity(other).name == "invoice-audit"
+
+
+def test_the_begin_node_refuses_a_thread_another_graph_claimed(cp: ControlPlane) -> None:
+    # A thread the runner claimed for the order desk, before its first checkpoint.
+    assert claim_thread(cp.engine, "claimed-1", graph_identity(_orders.graph(cp)))
+    other = reference.graph(cp)
+    with pytest.raises(WrongGraph, match="belongs to graph 'order-desk'"):
+        other.invoke(
+            cast(FenceState, reference.prepare_input(reference.case_input("compliant"))),
+            _config("claimed-1"),
+        )
+    assert cp.status("claimed-1").graph_name == "order-desk"
 
 
 def test_arun_and_aresume(cp: ControlPlane) -> None:

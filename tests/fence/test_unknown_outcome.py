@@ -173,7 +173,7 @@ def test_a_call_killed_after_its_effect_is_unknown_until_a_person_settles_it(
     with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
         result = _resume_again(cp, "thr_unknown")
         [action] = result.actions
-        assert (result.status, action.status, action.output) == ("answered", "unknown", None)
+        assert (result.status, action.status, action.output) == ("incomplete", "unknown", None)
         assert action.error is not None and action.error["code"] == "outcome_unknown"
         call_id = intent_call_id(result.run_id, "a1")
         details = _details(action.error)
