@@ -42,8 +42,9 @@ class RelationGap:
     clause: str
 
 
-def _words(*names: str) -> re.Pattern[str]:
-    entries = [entry for name in names for entry in word_list(name)]
+def _words(*names: str, leaving_out: frozenset[str] = frozenset()) -> re.Pattern[str]:
+    """Any entry of the word lists ``names`` (but those ``leaving_out``), as a word."""
+    entries = [e for name in names for e in word_list(name) if e not in leaving_out]
     return re.compile(rf"(?<![\w-])(?:{alternation(entries)})(?![\w-])", re.IGNORECASE)
 
 
@@ -80,8 +81,7 @@ def _done() -> re.Pattern[str]:
 def _expects() -> re.Pattern[str]:
     """A claim's words of expectation; "by" aside, which names a deadline before a
     date and an agent after a passive ("triaged by cardiology")."""
-    entries = [entry for entry in word_list("expectation-words") if entry != "by"]
-    return re.compile(rf"(?<![\w-])(?:{alternation(entries)})(?![\w-])", re.IGNORECASE)
+    return _words("expectation-words", leaving_out=frozenset({"by"}))
 
 
 def hedged_as_certain(readings: Sequence[str], claim: str) -> RelationGap | None:
