@@ -48,9 +48,13 @@ $(DEV): pyproject.toml $(BASE)
 demo: $(BASE)
 	$(OFFLINE) $(BIN)/assay demo --approve
 
-# The linters first (seconds), then the tests (in parallel, in a random order), the
-# type check and the manual.
-test: lint pytest typecheck docs
+# The linters first (seconds), then the tests (in parallel, in a random order) and
+# the type check side by side: pyright runs on one core while the tests wait on their
+# servers and subprocesses, and while the Ray tests run alone. -O prints each one's
+# output whole when it ends. The manual is built by tests/test_docs.py (`make docs`
+# builds it alone).
+test: lint
+	$(MAKE) --no-print-directory -j2 -O pytest typecheck
 
 # Not -q: the header shows pytest-randomly's seed (docs/development.md, "Tests").
 pytest: $(DEV)

@@ -3,14 +3,18 @@ processes, each with its own control plane) driven over HTTP by many clients at 
 
 Fifty reviewers deciding the same grant at once: one decision stands, the other
 forty-nine are refused naming it, the flag is written once and the ledger holds one
-grant. Two hundred runs of the same invoice line started at once through four
+grant. Many runs of the same invoice line started at once through four
 workers on PostgreSQL: the flag's idempotency key lets exactly one run perform it,
 every other run is refused as ``duplicate_effect``, and no run is lost.
+
+``make test`` starts 64 runs at once (sixteen for each worker, enough to queue on
+every one of them); ``ASSAY_LOAD_RUNS=200`` runs the longer version before a release.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,9 +31,9 @@ from tests.service._load_server import GRAPH, bearer, log_errors, served
 from tests.service.conftest import case
 
 REVIEWERS = 50
-RUNS = 200
+RUNS = int(os.environ.get("ASSAY_LOAD_RUNS", "64"))
 #: How long a client waits for its answer. These tests prove what concurrency must not
-#: break, not how fast it goes (``benchmarks/`` measures speed): two hundred runs queued
+#: break, not how fast it goes (``benchmarks/`` measures speed): hundreds of runs queued
 #: on four workers that share two slow cores with PostgreSQL take minutes to drain, and
 #: the last client in the queue must not give up on an answer that is still coming.
 PATIENCE_S = 600.0
@@ -119,7 +123,7 @@ def test_fifty_reviewers_deciding_one_grant_at_once(db_url: str, tmp_path: Path)
 
 @pytest.mark.postgres
 @pytest.mark.slow
-def test_two_hundred_runs_at_once_through_four_workers(postgres_url: str, tmp_path: Path) -> None:
+def test_many_runs_at_once_through_four_workers(postgres_url: str, tmp_path: Path) -> None:
     outbox, log = tmp_path / "outbox.jsonl", tmp_path / "serve.log"
     with ControlPlane.open(postgres_url, nli=LexicalNLI()) as cp:
         store = TokenStore(cp.engine)
