@@ -22,8 +22,7 @@ from typing import Any
 
 from assay._values import Slots, role_problems, ungrounded_values
 from assay.contract import Claim, Handover
-from assay.gate._checks import path
-from assay.gate._records import GateFinding
+from assay.gate._records import GateFinding, path
 from assay.ledger import LedgerEntry
 
 __all__ = ["argument_value_errors", "intent_claims", "role_errors", "unsupported_intent_errors"]

@@ -25,8 +25,9 @@ from assay._limits import (
 )
 from assay.contract import Handover, Proposition
 from assay.errors import InvalidHandover
-from assay.gate._records import GateFinding
-from assay.grounding import describe_computation, found_in, ground, view_of
+from assay.gate._derivation import holding_derivation
+from assay.gate._records import GateFinding, path
+from assay.grounding import Derived, describe_computation, found_in, ground, states_result, view_of
 from assay.grounding import prepared_evidence as prepared
 from assay.ledger import EVIDENCE_KINDS, LedgerEntry
 
@@ -45,24 +46,6 @@ _TOOL_ORIGIN = re.compile(
     r"search)\s+(?:output|result|response)s?|fetched|looked\s+up|retrieved\s+from)\b",
     re.IGNORECASE,
 )
-
-
-def path(*parts: str | int) -> str:
-    """A JSONPath such as ``$.claims[0].text`` from ``("claims", 0, "text")``."""
-    out = "$"
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
-            out += f".{part}"
-        else:
-            out += "[" + _quote(part) + "]"
-    return out
-
-
-def _quote(text: str) -> str:
-    escaped = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return "'" + escaped.replace("'", "\\'") + "'"
 
 
 # --- schema -----------------------------------------------------------------------
@@ -368,15 +351,21 @@ def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list
     for i, claim in enumerate(handover.claims):
         union: list[LedgerEntry] = []
         said: list[GateFinding] = []
+        derived: list[Derived] = []
         for j, prop in enumerate(claim.propositions):
             evidence = evidence_of(run_id, prop, entries)
             union += evidence
             if within_size(prop):  # a longer one is refused as proposition_too_long
-                said += _proposition_provenance(("claims", i, "propositions", j), prop, evidence)
+                holding = holding_derivation(run_id, prop, entries)
+                derived += [holding] if holding is not None else []
+                said += _proposition_provenance(
+                    ("claims", i, "propositions", j), prop, evidence, holding
+                )
+        claim_text = [(("claims", i, "text"), claim.text)]
         errors += said + _unsaid(
             said,
             _text_provenance(
-                [(("claims", i, "text"), claim.text)], union, tool_origin=_says_tool(claim.text)
+                claim_text, union, tool_origin=_says_tool(claim.text), derived=derived
             ),
         )
         claim_evidence[claim.id] = union
@@ -395,12 +384,17 @@ def check_identifiers(run_id: str, handover: Handover, entries: Entries) -> list
 
 
 def _proposition_provenance(
-    where: tuple[str | int, ...], prop: Proposition, evidence: list[LedgerEntry]
+    where: tuple[str | int, ...],
+    prop: Proposition,
+    evidence: list[LedgerEntry],
+    derived: Derived | None,
 ) -> list[GateFinding]:
     tool_origin = _says_tool(prop.text)
     texts: list[tuple[Where, str]] = [((*where, "text"), prop.text)]
     texts += [((*where, "args", k), a) for k, a in enumerate(prop.args or [])]
-    errors = _text_provenance(texts, evidence, tool_origin=tool_origin)
+    errors = _text_provenance(
+        texts, evidence, tool_origin=tool_origin, derived=[derived] if derived else []
+    )
     only_user = bool(evidence) and all(e.kind == "human_fact" for e in evidence)
     if tool_origin and only_user and not any(e.code == "provenance_mismatch" for e in errors):
         errors.append(
@@ -415,7 +409,11 @@ def _proposition_provenance(
 
 
 def _text_provenance(
-    texts: list[tuple[Where, str]], evidence: list[LedgerEntry], *, tool_origin: bool
+    texts: list[tuple[Where, str]],
+    evidence: list[LedgerEntry],
+    *,
+    tool_origin: bool,
+    derived: Sequence[Derived] = (),
 ) -> list[GateFinding]:
     # The cited tool outputs ground the texts' identifiers (assay.grounding.ground,
     # whose result the verifier reads again rather than redoing it); what a person
@@ -427,6 +425,8 @@ def _text_provenance(
     for where, text in texts:
         for grounded in ground(text, tool_views, search_all=False).missing:
             ident = grounded.identifier
+            if any(states_result(ident.value, d) for d in derived):
+                continue  # the result of a derivation that evaluates to it
             if any(found_in(ident, *t) for t in user_texts):
                 if tool_origin:
                     errors.append(

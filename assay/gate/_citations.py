@@ -27,8 +27,7 @@ from typing import Any, cast
 from jsonpointer import JsonPointer, JsonPointerException
 
 from assay.contract import Handover, PointerCitation, QuoteCitation
-from assay.gate._checks import path
-from assay.gate._records import GateFinding
+from assay.gate._records import GateFinding, path
 from assay.grounding import EvidenceView, ViewLine, view_of
 from assay.ledger import LedgerEntry
 

@@ -25,14 +25,13 @@ from typing import Any
 
 from jsonpointer import JsonPointer
 
-from assay.contract import Handover, PointerCitation, QuoteCitation
-from assay.gate._checks import path
+from assay.contract import Handover, PointerCitation, Proposition, QuoteCitation
 from assay.gate._citations import locate
-from assay.gate._records import GateFinding
+from assay.gate._records import GateFinding, path
 from assay.grounding import CitedValue, Derived, convention_of, derive, states_result
 from assay.ledger import LedgerEntry
 
-__all__ = ["check_derivations", "cited_value", "evaluate_derivation"]
+__all__ = ["check_derivations", "cited_value", "evaluate_derivation", "holding_derivation"]
 
 
 def cited_value(text: str, cite: QuoteCitation | PointerCitation) -> CitedValue | None:
@@ -79,24 +78,51 @@ def check_derivations(
         for j, prop in enumerate(claim.propositions):
             if prop.derivation is None:
                 continue
-            cited: list[CitedValue | None] = []
-            for cite in prop.cites or ():
-                entry = entries.get(cite.ledger_id)
-                if entry is None or entry.run_id != run_id or not entry.is_evidence:
-                    break  # reported where the entry is cited
-                found = cited_value(entry.text, cite)
-                if found is None:
-                    break  # fabricated_citation
-                cited.append(found)
-            else:
-                derivation = prop.derivation
-                why = evaluate_derivation(prop.text, derivation.expr, derivation.result, cited)
-                if isinstance(why, str):
-                    errors.append(
-                        GateFinding(
-                            code="bad_derivation",
-                            path=path("claims", i, "propositions", j, "derivation"),
-                            message=why,
-                        )
+            cited = _cited_values(run_id, prop, entries)
+            if cited is None:
+                continue  # refused where the entry or the citation is
+            derivation = prop.derivation
+            why = evaluate_derivation(prop.text, derivation.expr, derivation.result, cited)
+            if isinstance(why, str):
+                errors.append(
+                    GateFinding(
+                        code="bad_derivation",
+                        path=path("claims", i, "propositions", j, "derivation"),
+                        message=why,
                     )
+                )
     return errors
+
+
+def holding_derivation(
+    run_id: str, prop: Proposition, entries: dict[str, LedgerEntry]
+) -> Derived | None:
+    """The proposition's derivation, where it evaluates over its citations to the
+    result it states and the proposition writes that result; else ``None``. A value
+    of the proposition that is this result is established by the computation, not
+    by being written in the evidence."""
+    if prop.derivation is None:
+        return None
+    cited = _cited_values(run_id, prop, entries)
+    if cited is None:
+        return None
+    derivation = prop.derivation
+    derived = evaluate_derivation(prop.text, derivation.expr, derivation.result, cited)
+    return derived if isinstance(derived, Derived) and derived.holds else None
+
+
+def _cited_values(
+    run_id: str, prop: Proposition, entries: dict[str, LedgerEntry]
+) -> list[CitedValue | None] | None:
+    """What each citation of ``prop`` names, or ``None`` where one cites an entry
+    that is not evidence of this run or names nothing (refused for that)."""
+    cited: list[CitedValue | None] = []
+    for cite in prop.cites or ():
+        entry = entries.get(cite.ledger_id)
+        if entry is None or entry.run_id != run_id or not entry.is_evidence:
+            return None  # reported where the entry is cited
+        found = cited_value(entry.text, cite)
+        if found is None:
+            return None  # fabricated_citation
+        cited.append(found)
+    return cited

@@ -23,7 +23,7 @@ from assay.gate._arguments import (
 )
 from assay.gate._citations import check_cites
 from assay.gate._derivation import check_derivations
-from assay.gate._records import GateCheck, GateDecision, GateFinding, ReplyReport
+from assay.gate._records import GateCheck, GateDecision, GateFinding, ReplyReport, path
 from assay.gate._reply import Conversation, reply_report
 from assay.ledger import Ledger, LedgerEntry, canonical_json
 from assay.tool_bus import ToolSpec, argument_errors
@@ -157,7 +157,7 @@ class Gate:
     ) -> list[GateFinding]:
         errors: list[GateFinding] = []
         for i, intent in enumerate(handover.action_intents):
-            where = _checks.path("action_intents", i, "tool")
+            where = path("action_intents", i, "tool")
             if self._registry is None:
                 errors.append(
                     GateFinding(
@@ -178,7 +178,7 @@ class Gate:
                 errors.append(
                     GateFinding(
                         code="invalid_action_args",
-                        path=_checks.path("action_intents", i, "args", *_pointer(detail.path)),
+                        path=path("action_intents", i, "args", *_pointer(detail.path)),
                         message=f"{intent.tool}@{spec.version}: {detail.message}",
                     )
                 )

@@ -36,8 +36,8 @@ from pydantic import JsonValue
 
 from assay._text import token_pattern
 from assay.contract import Handover
-from assay.gate._checks import Entries, Where, path
-from assay.gate._records import GateFinding
+from assay.gate._checks import Entries, Where
+from assay.gate._records import GateFinding, path
 from assay.grounding import (
     BIDI_CONTROLS,
     VARIATION_SELECTORS,

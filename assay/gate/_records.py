@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -99,3 +100,21 @@ class ReplyReport:
     def ok(self) -> bool:
         """Whether every identifier of the reply came from a tool result."""
         return not self.unverified and not self.user_origin
+
+
+def path(*parts: str | int) -> str:
+    """A JSONPath such as ``$.claims[0].text`` from ``("claims", 0, "text")``."""
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            out += f".{part}"
+        else:
+            out += "[" + _quote(part) + "]"
+    return out
+
+
+def _quote(text: str) -> str:
+    escaped = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "'" + escaped.replace("'", "\\'") + "'"

@@ -16,6 +16,7 @@ from assay.grounding._derived_values import (
     Refused,
     Value,
     amounts_of,
+    converted,
     joined,
     kind_of,
     to_unit,
@@ -120,9 +121,14 @@ def _duration(name: str, values: list[Value]) -> Value:
     if len(values) != 1:
         raise Refused(f"{name}() takes one number")
     amount = as_amount(values[0], f"{name}()")
-    if amount.unit is not None:
-        raise Refused(f"{name}() takes a plain number, not {amount.unit}")
-    return Amount(value=amount.value, unit=DURATIONS[name])
+    unit = DURATIONS[name]
+    if amount.unit is None:
+        return Amount(value=amount.value, unit=unit)
+    # A value that is already a duration (``transit_days: 9``, ``"90 minutes"``) is
+    # converted; any other unit is no duration.
+    if converted(amount, unit) is None:
+        raise Refused(f"{name}() takes a plain number or a duration, not {amount.unit}")
+    return Amount(value=to_unit(amount, unit, "convert"), unit=unit)
 
 
 def _share(name: str, values: list[Value]) -> Value:

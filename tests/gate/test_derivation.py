@@ -150,3 +150,89 @@ def test_a_derivation_over_a_fabricated_citation_is_refused_once(plane: ControlP
         ],
     }
     assert plane.gate.check(run, handover).codes == {"fabricated_citation"}
+
+
+SHIPMENT = json.dumps(
+    {
+        "shipment": "SHP-4471",
+        "ship_date": "2025-07-02",
+        "transit": "9 days",
+        "parcels": [
+            {"status": "delivered", "kg": 4.2},
+            {"status": "held", "kg": 11.0},
+            {"status": "delivered", "kg": 2.5},
+        ],
+    }
+)
+SHIPMENT_POINTERS = ["/ship_date", "/transit", "/parcels"]
+
+
+def _shipment_decision(plane: ControlPlane, text: str, expr: str, result: str) -> GateDecision:
+    run = plane.ledger.start_run()
+    entry = plane.ledger.append(run, kind="tool_output", source="shipments", content=SHIPMENT)
+    proposition: dict[str, Any] = {
+        "id": "p1",
+        "text": text,
+        "cites": [{"ledger_id": entry.id, "pointer": p} for p in SHIPMENT_POINTERS],
+        "derivation": {"expr": expr, "result": result},
+    }
+    claim = {"id": "c1", "type": "Assertion", "text": text, "confidence": 0.9}
+    handover = {
+        "run_id": run,
+        "from_agent": "logistics",
+        "status": "ok",
+        "claims": [{**claim, "propositions": [proposition]}],
+    }
+    return plane.gate.check(run, handover)
+
+
+@pytest.mark.parametrize(
+    ("text", "expr", "result"),
+    [
+        # A share of a count under a condition: no arithmetic of the gate reads it.
+        (
+            "67% of the SHP-4471 parcels were delivered.",
+            'percent(count($2, status == "delivered"), count($2))',
+            "67%",
+        ),
+        # A date plus a duration the record writes as text: days() converts it.
+        ("Shipment SHP-4471 is due on 11 July 2025.", "$0 + days($1)", "11 July 2025"),
+        ("Shipment SHP-4471 is due on 2025-07-11.", "$0 + $1", "2025-07-11"),
+    ],
+)
+def test_a_value_an_evaluating_derivation_states_is_not_refused_as_unwritten(
+    plane: ControlPlane, text: str, expr: str, result: str
+) -> None:
+    decision = _shipment_decision(plane, text, expr, result)
+    assert decision.accepted, decision.errors
+
+
+@pytest.mark.parametrize(
+    ("text", "expr", "result"),
+    [
+        # The derivation evaluates to another value: the stated one is still unwritten.
+        (
+            "75% of the SHP-4471 parcels were delivered.",
+            'percent(count($2, status == "delivered"), count($2))',
+            "75%",
+        ),
+        ("Shipment SHP-4471 is due on 12 July 2025.", "$0 + days($1)", "12 July 2025"),
+    ],
+)
+def test_a_value_a_wrong_derivation_states_is_still_refused(
+    plane: ControlPlane, text: str, expr: str, result: str
+) -> None:
+    decision = _shipment_decision(plane, text, expr, result)
+    assert "unverified_value" in decision.codes, decision.errors
+
+
+def test_only_the_derived_value_is_accepted(plane: ControlPlane) -> None:
+    """Another value of the proposition must still be written in the evidence."""
+    decision = _shipment_decision(
+        plane,
+        "67% of the SHP-4471 parcels, 18.5 kg, were delivered.",
+        'percent(count($2, status == "delivered"), count($2))',
+        "67%",
+    )
+    assert "unverified_value" in decision.codes
+    assert all("67%" not in e.message for e in decision.errors)

@@ -96,6 +96,15 @@ def derived(expr: str, result: str, cited: list[CitedValue | None]) -> Derived:
         ("$0 + days(14)", "2025-04-27", [field("2025-04-13")]),
         ("$0 - weeks(2)", "30 March 2025", [field("2025-04-13")]),
         ("$0 + hours(2)", "2025-04-13 08:12 UTC", [field("2025-04-13T06:12:00Z")]),
+        # A value that is already a duration is converted, not refused.
+        ("$0 + days($1)", "2025-07-11", [field("2025-07-02"), field(9, "transit_days")]),
+        ("$0 + days($1)", "2025-07-11", [field("2025-07-02"), quote("9 days")]),
+        (
+            "$0 + hours($1)",
+            "2025-04-13 07:42 UTC",
+            [field("2025-04-13T06:12:00Z"), quote("90 minutes")],
+        ),
+        ("days($0)", "2", [field(48, "hours")]),
         ("-$0 + $1", "4", [field(1), field(5)]),
         ("$0", "1,246.5", [quote("EUR 1,246.50")]),
     ],
@@ -181,7 +190,7 @@ def test_a_statement_says_what_was_computed_from_what() -> None:
         ("percent($0, $1)", "1", [field(1), field(0)], "the whole is zero"),
         ("$0", "lots", [field(1)], "must state one number"),
         ("$0", "2025-04-13", [field(1)], "is a date or time; the expression gives a number"),
-        ("days($0)", "1", [field(2, "hours")], "a plain number"),
+        ("days($0)", "1", [field(2, "amount_eur")], "a plain number or a duration"),
     ],
 )
 def test_a_malformed_derivation_is_refused_with_its_reason(
