@@ -8,9 +8,10 @@ with the scalar fields of the objects that hold it, a text line or sentence) hol
 every one of its slots:
 
 * each date, time and quantity, written there in any form the grounding engine
-  reads (a value computed from the record is not enough: "the outage lasted 2.5
-  hours" computed from a maintenance window's start and end is right arithmetic
-  over the wrong fields);
+  reads, or computed there by the checked arithmetic from fields the proposition
+  is about (:func:`accounted`): "the outage lasted 2.5 hours" computed from a
+  maintenance window's start and end is right arithmetic over the wrong fields,
+  and accounts for nothing;
 * each identifier (an id, a code, a hash, a path);
 * each name: a run of capitalised words that is not the first word of a sentence,
   a month, a weekday or a time zone.
@@ -24,11 +25,16 @@ the development set (:attr:`LedgerVerifier.accounted_bar`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from assay.grounding import (
+    Computation,
+    EvidenceView,
+    Identifier,
+    ValueCheck,
     check_values,
     claim_values,
     extract_identifiers,
@@ -37,6 +43,7 @@ from assay.grounding import (
 )
 from assay.ledger import LedgerEntry
 from assay.verifier._slots import holds, scopes
+from assay.verifier._text import content_words, stem_set
 
 #: A run of capitalised words, with the small words a name may hold ("Bank of
 #: Ireland", "Rue des Tanneurs").
@@ -53,15 +60,39 @@ _CALENDAR = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Accounted:
-    """The record of a cited entry that holds every slot of a proposition."""
+    """The record of a cited entry that holds every slot of a proposition, and the
+    values of it that are computed there (``computed``: their texts)."""
 
     entry: LedgerEntry
     record: str
+    computed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Slots:
+    """What of a proposition must bind in one record: its identifiers and names."""
+
+    identifiers: tuple[Identifier, ...]
+    names: tuple[str, ...]
+
+    def bind(self, scope: str) -> bool:
+        return all(identifier_in_evidence(i, scope) for i in self.identifiers) and all(
+            holds(scope, name) for name in self.names
+        )
 
 
 def accounted(text: str, cited: Sequence[LedgerEntry]) -> Accounted | None:
     """The first record of ``cited`` that holds every slot of ``text``, or ``None``
-    (none does, or ``text`` has no value or identifier to anchor it)."""
+    (none does, or ``text`` has no value or identifier to anchor it).
+
+    A value may be *computed* there (:func:`assay.grounding.check_values`: a sum, a
+    difference, a count, an extreme, a time between two timestamps, a date plus
+    days, a percentage the proposition says it is) where its operands are fields of
+    the record the proposition is about (:func:`_about`). A value computed over
+    several records of one entry (a sum of a column, a count of rows, a difference
+    of two readings) is accounted for by that entry where the proposition's
+    identifiers and names bind in one of its records and each operand stands in a
+    row the proposition is about (:func:`_rows_account`)."""
     values = claim_values(text)
     taken = [(v.start, v.end) for v in values]
     identifiers = [
@@ -70,16 +101,145 @@ def accounted(text: str, cited: Sequence[LedgerEntry]) -> Accounted | None:
     if not values and not identifiers:
         return None
     names = list(_names(text, [*taken, *((i.start, i.end) for i in identifiers)]))
+    slots = _Slots(identifiers=tuple(identifiers), names=tuple(names))
+    stems = frozenset(content_words(text))
     for entry in cited:
-        for record, reading in scopes(view_of(entry.text)):
-            scope = reading.text
-            if not all(identifier_in_evidence(i, scope) for i in identifiers):
+        view = view_of(entry.text)
+        named = _named_fields(stems, view) if view.is_json else frozenset()
+        bound: list[str] = []
+        for record, reading in scopes(view):
+            if not slots.bind(reading.text):
                 continue
-            if not all(holds(scope, name) for name in names):
+            bound.append(record)
+            computed = _accounts(text, reading.text, named)
+            if computed and _said_of_another(stems, reading.text, view):
                 continue
-            if all(check.status == "found" for check in check_values(text, [scope])):
-                return Accounted(entry=entry, record=record)
+            if computed is not None:
+                return Accounted(entry=entry, record=record, computed=computed)
+        if bound and values:
+            computed = _rows_account(text, view, bound, slots)
+            if computed:
+                return Accounted(entry=entry, record=ROWS, computed=computed)
     return None
+
+
+#: The ``record`` of a proposition accounted for by several records of one entry.
+ROWS = "its rows"
+#: Computations over a column or a set of rows, rather than over two given values.
+_AGGREGATES = frozenset({"sum", "count", "maximum", "minimum"})
+
+
+def _accounts(text: str, scope: str, named: frozenset[str]) -> tuple[str, ...] | None:
+    """The texts of the values of ``text`` that ``scope`` computes, where it states or
+    computes every one of them (and each computation's operands are fields the
+    proposition names, :func:`_about`); else ``None``."""
+    checks = check_values(text, [scope])
+    if _part_stated(text, checks):
+        return None
+    computed: list[str] = []
+    for check in checks:
+        if check.status == "computed" and check.computation is not None:
+            if not _about(check.computation, scope, named):
+                return None
+            computed.append(check.value.text)
+        elif check.status != "found":
+            return None
+    return tuple(computed)
+
+
+def _rows_account(
+    text: str, view: EvidenceView, bound: Sequence[str], slots: _Slots
+) -> tuple[str, ...] | None:
+    """The values of ``text`` computed over several records of ``view``, where every
+    value is stated or computed in the whole entry and each operand stands in a row
+    the proposition is about: for a sum, count or extreme, a record where its
+    identifiers and names bind (``bound``); for a time between two timestamps, a
+    value the proposition states itself; for any other computation, a record that
+    states one of its values, or a bound record where they do not bind in every
+    record. ``None`` where a value is neither, or none is computed."""
+    records = view.records()
+    spans = dict(records)
+    every = len(bound) == len(records) or not (slots.identifiers or slots.names)
+    about = [span for _, span in records] if every else [spans[r] for r in bound if r in spans]
+    checks = check_values(text, [view.text])
+    if _part_stated(text, checks):
+        return None
+    stated = [(c.occurrence.start, c.occurrence.end) for c in checks if c.occurrence is not None]
+    stating = [span for span in spans.values() if any(_inside(s, span) for s in stated)]
+    computed: list[str] = []
+    for check in checks:
+        computation = check.computation
+        if check.status == "found":
+            continue
+        if check.status != "computed" or computation is None:
+            return None
+        if computation.operation in _AGGREGATES:
+            rows = about
+        elif computation.operation == "elapsed":
+            rows = stated
+        else:
+            rows = [*stating, *([] if every else about)]
+        if not all(
+            any(_inside((o.start, o.end), row) for row in rows) for o in computation.operands
+        ):
+            return None
+        computed.append(check.value.text)
+    return tuple(computed) or None
+
+
+def _part_stated(text: str, checks: Sequence[ValueCheck]) -> bool:
+    """Whether ``text`` states a part of a group it counts ("three of the five sales
+    were flats") with the part written somewhere in the evidence but not counted
+    there: the 3 of another column is no count of the flats, and a group computed
+    is no proof that the part is a count of it."""
+    for part, whole in itertools.pairwise(checks):
+        between = text[part.value.end : whole.value.start]
+        if part.status == "found" and whole.status == "computed" and _OF_THE.fullmatch(between):
+            return True
+    return False
+
+
+#: What stands between a part and the group it is of: "three *of the* five".
+_OF_THE = re.compile(r"\s+of\s+(?:the|its|their|all|all\s+the)\s+", re.IGNORECASE)
+
+
+def _inside(span: tuple[int, int], outer: tuple[int, int]) -> bool:
+    return outer[0] <= span[0] and span[1] <= outer[1]
+
+
+def _said_of_another(stems: frozenset[str], scope: str, view: EvidenceView) -> bool:
+    """Whether the proposition writes a word that its entry writes, but not in the
+    record ``scope``: "the lint job ran for 11 minutes 30 seconds" is about the job
+    named ``lint``, whatever the job named ``test`` computes to."""
+    return bool((stems & stem_set(view.text)) - stem_set(scope))
+
+
+def _named_fields(stems: frozenset[str], view: EvidenceView) -> frozenset[str]:
+    """The words of the JSON entry's field paths that the proposition writes
+    (``outage`` of ``outage.started_at``)."""
+    paths = (line.partition(": ")[0] for line in view.text.splitlines())
+    return stems & stem_set(" ".join(_path_words(p) for p in paths))
+
+
+def _about(computation: Computation, scope: str, named: frozenset[str]) -> bool:
+    """Whether every operand of ``computation`` is a field the proposition is about:
+    where the proposition names words of the entry's field paths (``named``), each
+    operand's path must hold one of them. Right arithmetic over the wrong fields
+    ("the outage lasted 2.5 hours" from a maintenance window's start and end) is not
+    accounted for."""
+    if not named:
+        return True
+    for operand in computation.operands:
+        line_start = scope.rfind("\n", 0, operand.start) + 1
+        path = scope[line_start:].partition(": ")[0]
+        if not named & stem_set(_path_words(path)):
+            return False
+    return True
+
+
+def _path_words(path: str) -> str:
+    """The words of a field path (``lines[2].fines_eur`` → ``lines fines eur``)."""
+    return " ".join(w for w in re.split(r"[^A-Za-z]+", path) if len(w) > 1)
 
 
 def _names(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[str]:

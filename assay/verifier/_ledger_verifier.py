@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from assay.contract import Claim, Handover, Proposition, PropositionVerdict, Unsupported
 from assay.ledger import Ledger, LedgerBatch, LedgerEntry, canonical_json, sha256_hex
 from assay.tool_bus import ClaimStatus
+from assay.verifier._accounted import ROWS
 from assay.verifier._antonyms import in_evidence_words
 from assay.verifier._cache import EntailmentCache
 from assay.verifier._citations import cite_records, stored_span
@@ -129,6 +130,28 @@ class _Question:
     computations: tuple[dict[str, Any], ...] = ()
     #: Per cited entry, the stored span of what the proposition cites in it, if it does.
     pointed: tuple[tuple[int, int] | None, ...] = ()
+
+    @cached_property
+    def doubt_pair(self) -> tuple[str, str] | None:
+        """Where one record accounts for the proposition with values code computed
+        there, what the model is also asked: the proposition with those values
+        written as "some", against the accounting entry's reading. A number the
+        premise never writes weighs against entailment (:mod:`assay.verifier._verifier`),
+        and a value code proved must not (:meth:`LedgerVerifier._accounted`)."""
+        found = self.context.accounted
+        if found is None or not found.computed or found.record == ROWS:
+            return None
+        masked = self.context.text
+        for value in found.computed:
+            masked = masked.replace(value, "some")
+        return self.readings[self.cited.index(found.entry)].text, masked
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """Every question to the model: each document with the hypothesis, then the
+        :attr:`doubt_pair` where there is one."""
+        pairs = [(document, self.hypothesis) for document in self.documents]
+        return pairs + ([self.doubt_pair] if self.doubt_pair is not None else [])
 
     @cached_property
     def documents(self) -> list[str]:
@@ -243,7 +266,7 @@ class LedgerVerifier:
         contexts = [PropositionContext.build(run_id, prop, run_evidence) for prop in props]
         first = [self._judge(context) for context in contexts]
         questions = [item for item in first if isinstance(item, _Question)]
-        pairs = [(document, q.hypothesis) for q in questions for document in q.documents]
+        pairs = [pair for q in questions for pair in q.pairs]
         answers = self.model.check_many(pairs, cache=self.cache) if pairs else []
         outcomes: list[_Outcome] = []
         position = 0
@@ -251,7 +274,7 @@ class LedgerVerifier:
             if isinstance(item, _Outcome):
                 outcomes.append(item)
                 continue
-            count = len(item.documents)
+            count = len(item.pairs)
             outcomes.append(self._model_outcome(item, answers[position : position + count]))
             position += count
         return [
@@ -304,6 +327,8 @@ class LedgerVerifier:
         """
         cited, related = question.cited, question.related
         n_cited = len(cited)
+        doubt = results[-1] if question.doubt_pair is not None else None
+        results = results[: len(question.documents)]
         readings = question.readings
         _, offsets = _join([r.text for r in readings[:n_cited]])
         scored: list[tuple[int, Entailment]] = [
@@ -346,7 +371,7 @@ class LedgerVerifier:
                 reason="entailed" + "".join(f"; {c['statement']}" for c in question.computations),
                 computations=question.computations,
             )
-        accounted = self._accounted(question, support)
+        accounted = self._accounted(question, support, doubt)
         if accounted is not None:
             return accounted
         return _Outcome(
@@ -361,19 +386,25 @@ class LedgerVerifier:
         )
 
     def _accounted(
-        self, question: _Question, support: Sequence[tuple[int, Entailment]]
+        self,
+        question: _Question,
+        support: Sequence[tuple[int, Entailment]],
+        masked: Entailment | None,
     ) -> _Outcome | None:
         """Entailment for a proposition the model leaves open but one record of its
         cited evidence accounts for slot by slot (:mod:`assay.verifier._accounted`),
         unless the model reads a contradiction in a cited entry with p >=
-        ``accounted_bar``."""
+        ``accounted_bar``: read with the values code computed in that record
+        written as "some" (``masked``, :attr:`_Question.doubt_pair`), so that the
+        model judges what the proposition says of them and not the arithmetic."""
         found = question.context.accounted
         if found is None:
             return None
         # The entry that accounts for it is the one whose doubt counts; another cited
         # entry that reads as contradicting it has had its say in _refutation.
         index = question.cited.index(found.entry)
-        doubt = support[index][1].probs.get("contradiction", 0.0)
+        read = masked if masked is not None else support[index][1]
+        doubt = read.probs.get("contradiction", 0.0)
         if doubt >= self.accounted_bar:
             return None
         score = max(result.score for _, result in support)
@@ -386,8 +417,10 @@ class LedgerVerifier:
             model=support[index][1].model,
             check=ACCOUNTED_CHECK,
             reason=(
-                f"every value, identifier and name of it stands in {where}, and the model "
-                f"reads no contradiction (p={doubt:.2f} < {self.accounted_bar:.2f})"
+                f"every value, identifier and name of it stands in {where}"
+                + "".join(f", “{v}” computed there" for v in found.computed)
+                + f", and the model reads no contradiction (p={doubt:.2f} < "
+                f"{self.accounted_bar:.2f})"
                 + "".join(f"; {c['statement']}" for c in question.computations)
             ),
             computations=question.computations,

@@ -98,3 +98,85 @@ def test_the_verifier_entails_what_one_record_accounts_for_and_says_so(
         cp.verifier.accounted_bar = 0.0
         (again,) = cp.verifier.verify(run, handover(run, (claim, [entry.id]))).verdicts
         assert again.verdict.check == "model" and again.verdict.label != "entailment"
+
+
+INCIDENT = json.dumps(
+    {
+        "incident": "INC-2291",
+        "outage": {"started_at": "2025-04-13T06:12:00Z", "ended_at": "2025-04-13T06:49:00Z"},
+        "maintenance": {"started_at": "2025-04-13T05:00:00Z", "ended_at": "2025-04-13T07:30:00Z"},
+    }
+)
+TIMESHEET = json.dumps(
+    {
+        "timesheet": "TS-0412",
+        "employee": "Ana Ruiz",
+        "lines": [
+            {"day": "2025-03-03", "project": "PRJ-7", "hours": 2.5},
+            {"day": "2025-03-04", "project": "PRJ-7", "hours": 3.0},
+            {"day": "2025-03-05", "project": "PRJ-9", "hours": 2.0},
+        ],
+    }
+)
+SECTIONS = (
+    "Section 001 of CS 3510 (CRN 40112): capacity 30, enrolled 30.\n"
+    "Section 002 of CS 3510 (CRN 40113): capacity 30, enrolled 27."
+)
+SALES = (
+    "DATE        ADDRESS            TYPE    BEDS\n"
+    "2024-02-14  4 Larchmere Court  flat    2\n"
+    "2024-04-30  22 Elmdale Road    semi    3\n"
+    "2024-06-11  9 Larchmere Court  flat    3\n"
+    "2024-08-02  3 Redland Mews     semi    5"
+)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "record", "computed"),
+    [
+        # A time between two fields of the record the proposition is about.
+        (INCIDENT, "The INC-2291 outage lasted 37 minutes.", "outage", ("37 minutes",)),
+        # A difference of two readings, each in a row that states the claim's date.
+        (
+            METER,
+            "Meter MTR-7712 used 191.5 kWh between the 1 May and 1 June 2025 reads, in total.",
+            "its rows",
+            ("191.5 kWh",),
+        ),
+        # A sum over a column, the rows bound by the proposition's identifier.
+        (TIMESHEET, "Ana Ruiz logged 7.5 hours in total on TS-0412.", "its rows", ("7.5 hours",)),
+        # A difference inside one row of text.
+        (
+            SECTIONS,
+            "Section 002 of CS 3510 (CRN 40113) still has three open seats.",
+            "line 2",
+            ("three",),
+        ),
+    ],
+)
+def test_a_value_computed_from_the_record_it_is_about_is_accounted_for(
+    store: ControlPlane, evidence: str, claim: str, record: str, computed: tuple[str, ...]
+) -> None:
+    found = accounted(claim, [_entry(store, evidence)])
+    assert found is not None, claim
+    assert (found.record, found.computed) == (record, computed)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim"),
+    [
+        # Right arithmetic over the wrong fields: the maintenance window lasted 2.5 hours.
+        (INCIDENT, "The INC-2291 outage lasted 2.5 hours."),
+        # Right arithmetic in another row: section 002 has the three open seats.
+        (SECTIONS, "Section 001 of CS 3510 (CRN 40112) still has three open seats."),
+        # Wrong arithmetic.
+        (TIMESHEET, "Ana Ruiz logged 8.5 hours in total on TS-0412."),
+        (INCIDENT, "The INC-2291 outage lasted 47 minutes."),
+        # A part of a group written elsewhere in the evidence, not counted: two are flats.
+        (SALES, "Three of the four sales in the extract were flats."),
+    ],
+)
+def test_a_value_computed_over_other_fields_or_wrongly_accounts_for_nothing(
+    store: ControlPlane, evidence: str, claim: str
+) -> None:
+    assert accounted(claim, [_entry(store, evidence)]) is None
