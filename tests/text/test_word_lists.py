@@ -17,6 +17,7 @@ from assay.verifier._flags import flag_conflict, flag_support
 from assay.verifier._polarity import negated, opposite_polarity
 from assay.verifier._relations import hedged_as_certain, planned_as_done
 from assay.verifier._reworded import lexical_similarity
+from assay.verifier._sequence import out_of_order
 from assay.verifier._text import content_words, word_stems
 
 
@@ -240,3 +241,22 @@ def test_a_completion_word_reports_an_act_as_done(verb: str) -> None:
     evidence = "The dividend for the shareholders is pending at the board."
     assert planned_as_done([evidence], f"The board {verb} the dividend for the shareholders.")
     assert not planned_as_done([evidence], "The board holds the dividend for the shareholders.")
+
+
+_TIMELINE = (
+    "deploys[0].id: D-4410\ndeploys[0].at: 2025-07-08T13:02:00Z\n"
+    "alerts[0].id: ALR-901\nalerts[0].fired_at: 2025-07-08T13:15:00Z"
+)
+
+
+@pytest.mark.parametrize(
+    ("order", "word"),
+    [(o, w) for o, words in word_table("sequence-words").items() for w in words],
+)
+def test_a_word_of_sequence_is_read_against_the_timestamps(order: str, word: str) -> None:
+    """Each word puts its first event after (``later``) or before (``earlier``) its
+    second: the evidence's order contradicts one way and not the other."""
+    wrong, right = ("D-4410", "ALR-901") if order == "later" else ("ALR-901", "D-4410")
+    assert out_of_order(f"Event {wrong} {word} event {right}.", [_TIMELINE]) is not None
+    assert out_of_order(f"Event {right} {word} event {wrong}.", [_TIMELINE]) is None
+    assert out_of_order(f"Event {wrong} beside event {right}.", [_TIMELINE]) is None

@@ -143,6 +143,7 @@ def test_the_cue_kinds_are_the_arithmetic_kinds() -> None:
 #: with the others of the same pattern.
 _ALTERNATIVES = {
     "directions": [w for ws in word_table("directions").values() for w in ws],
+    "sequence-words": [w for ws in word_table("sequence-words").values() for w in ws],
     "negations": list(word_list("negations")),
     "comparatives": list(word_table("comparatives")),
     "plan-labels": list(word_list("plan-labels")),
