@@ -22,7 +22,7 @@ from functools import partial
 from assay._text import alternation, word_table
 from assay.grounding import DateMention, extract_identifiers, find_dates, identifier_in_evidence
 
-__all__ = ["OutOfOrder", "out_of_order"]
+__all__ = ["OutOfOrder", "anchors", "out_of_order"]
 
 _WORDS = word_table("sequence-words")
 _CUE = re.compile(
@@ -109,10 +109,10 @@ def _date(side: str, readings: Sequence[str], *, last: bool) -> _Dated | None:
     if times:
         mention = times[-1] if last else times[0]
         return _Dated(text=mention.text, moment=mention.moment(), minutes=mention.clock_minutes())
-    anchors = _anchors(side)
-    if not anchors:
+    found_anchors = anchors(side)
+    if not found_anchors:
         return None
-    anchor = anchors[-1] if last else anchors[0]
+    anchor = found_anchors[-1] if last else found_anchors[0]
     found: list[_Dated] = []
     for index, reading in enumerate(readings):
         for start, end in _records(reading):
@@ -126,7 +126,7 @@ def _date(side: str, readings: Sequence[str], *, last: bool) -> _Dated | None:
     return found[0] if len(found) == 1 else None
 
 
-def _anchors(side: str) -> list[Callable[[str], bool]]:
+def anchors(side: str) -> list[Callable[[str], bool]]:
     """What names the event of one side, in order, each as a test of a record: its
     identifiers (:func:`extract_identifiers`), and its codes of letters and digits
     joined by a hyphen (``D-2291``, ``web-7``), matched whole."""
