@@ -715,6 +715,11 @@ SCRIPTS = {
     "agent_grounding_values_fresh_before": "agent_grounding",
     "grounding_rules_values_fresh": "grounding_rules",
     "grounding_rules_values_fresh_before": "grounding_rules",
+    **{
+        f"agent_grounding_{name}_fresh{when}": "agent_grounding"
+        for name in ("computed", "sequence", "login")
+        for when in ("", "_before")
+    },
 }
 
 BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
@@ -747,6 +752,14 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "agent_grounding_values_fresh": _agent_grounding,
     "grounding_rules_values_fresh_before": _grounding_rules,
     "grounding_rules_values_fresh": _grounding_rules,
+    # Fresh sets of computed values, of events in order in time and of logins, before
+    # and after the accounted check's computations and the checks order_in_time and
+    # misplaced_login (docs/verifier.md).
+    **{
+        f"agent_grounding_{name}_fresh{when}": _agent_grounding
+        for name in ("computed", "sequence", "login")
+        for when in ("_before", "")
+    },
 }
 
 
