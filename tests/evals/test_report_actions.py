@@ -1,10 +1,12 @@
 """The eval report shows, per case, the actions the case expects and the actions the
-run took, in the text report and the JSON one; a baseline keeps neither. The stock
+run took, in the text report and the JSON one (and the HTML report, where a case
+failed on its actions); a baseline keeps neither. The stock
 desk of ``_desk.py`` runs on a real SQLite file, with the stand-in NLI model (the
 model is not the subject here)."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from typer.testing import CliRunner
 
 from assay import ControlPlane
 from assay.cli._eval import eval_app
-from assay.evals import evaluate
+from assay.evals import evaluate, render_html_report
 from assay.verifier import LexicalNLI, Verifier
 from tests.evals import _desk
 
@@ -44,6 +46,9 @@ def test_an_action_taken_twice_is_listed_twice(desk_plane: ControlPlane, suite_f
     order = report.case("order")
     assert order.expected_actions == (ORDER,)
     assert order.actions_taken == (ORDER, ORDER)
+    # The HTML report names both where it says why the case failed.
+    page = render_html_report(report)
+    assert f"actions expected: {ORDER}; taken: {ORDER}, {ORDER}" in html.unescape(page)
 
 
 def _eval(*args: str) -> tuple[int, str]:
