@@ -180,8 +180,12 @@ def test_bytes_that_do_not_decode_are_unreadable(cp: ControlPlane, db_url: str) 
         else "UPDATE checkpoint_blobs SET blob = '\\xc1'::bytea, type = 'msgpack' "
         "WHERE thread_id = :t AND channel = 'result'"
     )
-    with sa.create_engine(db_url).begin() as conn:
-        assert conn.execute(sa.text(statement), {"t": "bytes"}).rowcount > 0
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            assert conn.execute(sa.text(statement), {"t": "bytes"}).rowcount > 0
+    finally:
+        engine.dispose()
 
     with pytest.raises(UnreadableCheckpoint, match="cannot be decoded") as raised:
         cp.resume(graph, "bytes", {"approve": True, "approver": "alice"})
