@@ -13,6 +13,7 @@ cost more than the read itself.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
@@ -22,13 +23,9 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Engine
@@ -36,6 +33,9 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModu
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from assay.errors import ConfigurationError, DatabaseError, LedgerWriteRefused
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 DEFAULT_URL = "sqlite:///./assay.db"
 VERSION_TABLE = "assay_alembic_version"
@@ -374,10 +374,15 @@ def driver_errors(what: str = "database error") -> Generator[None, None, None]:
 
 
 # --- migrations ---------------------------------------------------------------------
+# A database at the newest revision (what almost every open finds) is recognised
+# without importing Alembic, which costs more than a short command's work: from the
+# migration files' revision lines and the version table. Anything else is Alembic's.
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
     """Alembic configuration pointing at the migrations shipped inside the package."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(files("assay.migrations")))
     if connection is not None:
@@ -385,19 +390,57 @@ def alembic_config(connection: Connection | None = None) -> Config:
     return cfg
 
 
+_REVISION = re.compile(r"^revision(?:\s*:\s*str)?\s*=\s*(['\"])([^'\"]+)\1", re.MULTILINE)
+_DOWN = re.compile(r"^down_revision(?:\s*:[^=]*)?=\s*(?:None|(['\"])([^'\"]+)\1)\s*$", re.MULTILINE)
+
+
+@functools.cache
 def head_revision() -> str | None:
+    """The newest revision of the migrations shipped inside the package."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in files("assay.migrations").joinpath("versions").iterdir():
+        if not path.name.endswith(".py") or path.name.startswith("_"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        revision, down = _REVISION.search(text), _DOWN.search(text)
+        if revision is None or down is None:
+            return _alembic_head()  # a file written another way: Alembic reads it
+        revisions.add(revision.group(2))
+        if down.group(2):
+            parents.add(down.group(2))
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else _alembic_head()
+
+
+def _alembic_head() -> str | None:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 def current_revision(engine: Engine) -> str | None:
+    """The revision the database's schema is at (``None``: nothing migrated)."""
     with engine.connect() as conn:
+        if not sa.inspect(conn).has_table(VERSION_TABLE):
+            return None
+        rows = conn.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}")).all()
+        if len(rows) <= 1:
+            return str(rows[0][0]) if rows else None
+        from alembic.runtime.migration import MigrationContext
+
         ctx = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
-        return ctx.get_current_revision()
+        return ctx.get_current_revision()  # several rows: Alembic says what they mean
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to ``revision`` under :func:`schema_lock` and the write lock,
-    so that two processes opening a fresh database at once do not both create it."""
+    so that two processes opening a fresh database at once do not both create it. A
+    database already at the newest revision is left alone, without taking the lock."""
+    if revision == "head" and current_revision(engine) == head_revision():
+        return
+    from alembic import command
+
     with schema_lock(engine), write_transaction(engine) as conn:
         command.upgrade(alembic_config(conn), revision)
 

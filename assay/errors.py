@@ -36,6 +36,7 @@ ledger raised" as well as "any usage mistake"::
     │                       └─ InvalidPair        an empty claim, a non-str document
     └── RunError                            a failure at run time
         ├── DatabaseError                   a driver error, translated at the boundary
+        ├── UnreadableCheckpoint            a stored checkpoint this version cannot read
         ├── (LedgerError) ──┬─ LedgerWriteRefused  UPDATE/DELETE refused by the database
         │                   ├─ InvalidProof   a proof, checkpoint or bundle that fails (.reason)
         │                   └─ LedgerCorrupted  a stored row no entry can be read from
@@ -94,6 +95,7 @@ __all__ = [
     "UnknownKind",
     "UnknownRun",
     "UnknownThread",
+    "UnreadableCheckpoint",
     "UsageError",
     "VerifierError",
     "WrongGraph",
@@ -300,6 +302,19 @@ class UnknownThread(UsageError):
 
 class ThreadInUse(UsageError):
     """A thread id that already holds a run; resume it or choose another id."""
+
+
+class UnreadableCheckpoint(RunError):
+    """A thread's stored checkpoint that this version cannot read back (its bytes do
+    not decode, or its state is in a shape no version wrote): the run it holds can be
+    neither resumed nor shown, and nothing was changed. ``thread_id`` names the thread
+    where it is known; ``code`` is ``unreadable_checkpoint``."""
+
+    code = "unreadable_checkpoint"
+
+    def __init__(self, message: str, *, thread_id: str | None = None) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
 
 
 class WrongGraph(UsageError):

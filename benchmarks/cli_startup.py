@@ -1,10 +1,12 @@
 """How long an ``assay`` command takes from start to exit, and ``import assay``.
 
 Each command runs in a fresh subprocess (what a person at a terminal waits for:
-interpreter start, imports, the work, exit), ``--rounds`` times after one warm-up
-run; the JSON holds the median and the fastest of each, and which heavy modules the
-command loaded (torch, transformers, LangGraph). ``runs`` and ``ledger verify`` run on
-a SQLite database holding one run of a fenced graph, made first.
+interpreter start, imports, the work, exit) through the console script's entry point
+(``assay.cli:main``), ``--rounds`` times after one warm-up run; the JSON holds the
+median and the fastest of each, which heavy modules the command loaded (torch,
+transformers, LangGraph, Alembic), and the machine's load average while it ran (the
+figures are wall times). ``runs`` and ``ledger verify`` run on a SQLite database
+holding one run of a fenced graph, made (and migrated) first.
 
     python -m benchmarks.cli_startup [--rounds 7]
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -23,7 +26,7 @@ from typing import Any
 
 from benchmarks._common import write_result
 
-HEAVY = ("torch", "transformers", "langgraph", "langchain_core")
+HEAVY = ("torch", "transformers", "langgraph", "langchain_core", "alembic")
 #: The command's arguments, and the time it should stay under.
 COMMANDS: dict[str, tuple[tuple[str, ...], float]] = {
     "assay --version": (("--version",), 0.3),
@@ -35,9 +38,10 @@ COMMANDS: dict[str, tuple[tuple[str, ...], float]] = {
 #: Runs the command line in-process after noting the time, then prints what it loaded.
 _RUNNER = """
 import sys, json
-from assay.cli import app
+sys.argv[0] = "assay"
+from assay.cli import main
 try:
-    app(sys.argv[1:], prog_name="assay")
+    main()
 except SystemExit:
     pass
 heavy = {heavy!r}
@@ -101,7 +105,13 @@ def main() -> None:
         bare = _measure([python, "-c", "pass"], rounds)
     write_result(
         "cli_startup",
-        {"rounds": rounds, "commands": commands, "import_assay": imported, "python_bare": bare},
+        {
+            "rounds": rounds,
+            "load_average_1m": round(os.getloadavg()[0], 2),
+            "commands": commands,
+            "import_assay": imported,
+            "python_bare": bare,
+        },
     )
 
 

@@ -67,6 +67,23 @@ def test_migrations_reach_head_and_are_idempotent(db_url: str) -> None:
         assert {"ledger_runs", "ledger_entries", _db.VERSION_TABLE} <= tables
 
 
+def test_the_newest_revision_is_read_from_the_files_as_alembic_reads_it() -> None:
+    assert _db.head_revision() is not None
+    assert _db.head_revision() == _db._alembic_head()  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_database_a_revision_behind_is_brought_to_the_newest(db_url: str) -> None:
+    from alembic import command
+
+    with ControlPlane.open(db_url) as cp:
+        with _db.write_transaction(cp.engine) as conn:
+            command.downgrade(_db.alembic_config(conn), "-1")
+        behind = _db.current_revision(cp.engine)
+        assert behind is not None and behind != _db.head_revision()
+    with ControlPlane.open(db_url) as cp:
+        assert _db.current_revision(cp.engine) == _db.head_revision()
+
+
 def test_downgrade_to_base_and_back(db_url: str) -> None:
     from alembic import command
 

@@ -281,7 +281,7 @@ def _timings(report: EvalReport) -> None:
 
 def _cases(report: EvalReport) -> None:
     table = Table(title="cases")
-    for column in ("case", "status", "expected", "faithful", "facts", "hygiene"):
+    for column in ("case", "status", "expected", "faithful", "facts", "actions", "hygiene"):
         table.add_column(column)
     for case in report.cases:
         table.add_row(
@@ -290,11 +290,24 @@ def _cases(report: EvalReport) -> None:
             case.expected_status,
             f"{case.faithful_claims}/{case.answered_claims}",
             f"{case.facts_established}/{case.facts}",
+            f"{len(case.actions_taken)}/{len(case.expected_actions)}",
             "ok"
             if not case.hygiene_violations
             else styled((f"{len(case.hygiene_violations)}", "red")),
         )
     console().print(table)
+    for case in report.cases:
+        if case.expected_actions or case.actions_taken:
+            console().print(
+                f"case {shown(case.case_id)}: actions expected: {_actions(case.expected_actions)}"
+                f"; taken: {_actions(case.actions_taken)}",
+                soft_wrap=True,
+            )
+
+
+def _actions(calls: tuple[str, ...]) -> str:
+    """Calls, ``tool {args}`` each, or ``none``."""
+    return ", ".join(shown(call, 200, one_line=True) for call in calls) if calls else "none"
 
 
 def _pct(value: float | None) -> str:

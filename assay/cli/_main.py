@@ -82,13 +82,9 @@ app.command("serve")(serve_command)
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import PackageNotFoundError, version
+        from assay.cli._version import version_line
 
-        try:
-            found = version("assay")
-        except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-            found = "unknown"
-        typer.echo(f"assay {found}")
+        typer.echo(version_line())
         raise typer.Exit()
 
 

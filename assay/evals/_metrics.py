@@ -27,6 +27,7 @@ from assay.evals._match import match_statement, supported_by_sources
 from assay.evals._model import ActionSpec
 from assay.evals._run import CaseRun, ObservedCall, ObservedProposition, RequestedGrant
 from assay.evals._suite import EvalCase
+from assay.gate import intent_call_id
 
 __all__ = [
     "GATED_METRICS",
@@ -123,6 +124,11 @@ class CaseMetrics:
     #: Expected actions the bus refused as repeating an effect an earlier call
     #: performed: the case measured the database's past, not the agent.
     duplicate_actions: tuple[str, ...] = ()
+    #: The actions the case expects (tool and the arguments it must have), and the
+    #: actions the run took: the calls made for its action intents, and any call of
+    #: an irreversible tool, each as ``tool {args}``. A report's, not a baseline's.
+    expected_actions: tuple[str, ...] = ()
+    actions_taken: tuple[str, ...] = ()
 
     @property
     def status_ok(self) -> bool:
@@ -160,9 +166,13 @@ class CaseMetrics:
     def outcome(self) -> dict[str, Any]:
         """What a baseline keeps of the case: everything but the timings."""
         data = asdict(self)
-        for name in ("case_id", "rounds", "latency_s", "model_s", "run_id", "decisions"):
+        for name in _REPORT_ONLY.split():
             data.pop(name)
         return data
+
+
+#: What a report shows of a case and a baseline does not keep.
+_REPORT_ONLY = "case_id rounds latency_s model_s run_id decisions expected_actions actions_taken"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -242,7 +252,19 @@ def score_case(case: EvalCase, run: CaseRun, *, judge: Judge | None = None) -> C
         false_answers=tuple(judged.false_answers),
         unsupported=judged.unsupported,
         duplicate_actions=tuple(duplicates),
+        expected_actions=tuple(_describe(spec) for spec in case.expect.actions),
+        actions_taken=tuple(_taken(run)),
     )
+
+
+def _taken(run: CaseRun) -> list[str]:
+    """The run's actions, as ``tool {args}``: calls made for an action intent (the
+    fence's call ids, :func:`~assay.gate.intent_call_id`) and calls of irreversible
+    tools."""
+    intents = intent_call_id(run.run_id or "", "")
+    return [
+        f"{c.tool} {c.args}" for c in run.calls if c.irreversible or c.call_id.startswith(intents)
+    ]
 
 
 @dataclass(frozen=True, kw_only=True)

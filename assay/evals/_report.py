@@ -243,6 +243,9 @@ def _failures(case: CaseMetrics) -> list[str]:
     out += [f"forbidden statement made: {t}" for t in case.forbidden_claims]
     out += [f"required fact not established: {f}" for f in case.missing_facts]
     out += list(case.action_problems)
+    if case.action_problems:
+        expected, taken = ", ".join(case.expected_actions), ", ".join(case.actions_taken)
+        out.append(f"actions expected: {expected or 'none'}; taken: {taken or 'none'}")
     out += [f"side-effect hygiene: {v}" for v in case.hygiene_violations]
     if not case.grants_ok:
         out.append(f"grants requested ({case.grants_requested}) differ from the expected")

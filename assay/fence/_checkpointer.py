@@ -66,11 +66,11 @@ from langgraph.checkpoint.base import (
     DeltaChannelHistory,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from sqlalchemy.engine import Engine
 
 from assay import _db
 from assay.errors import ConfigurationError
+from assay.fence._serde import checkpoint_serializer
 
 __all__ = ["Checkpointer", "DualSaver"]
 
@@ -87,25 +87,6 @@ SQLITE_PRAGMAS = (
     "PRAGMA journal_mode = WAL",
     "PRAGMA synchronous = NORMAL",
 )
-
-
-def _serializer() -> JsonPlusSerializer:
-    """A serializer that revives assay's own result records and nothing unexpected."""
-    from assay.contract import Claim, Proposition, PropositionVerdict, Unsupported
-    from assay.fence._result import ActionRecord, PendingGrant, RoundReasons, RunResult
-
-    return JsonPlusSerializer(
-        allowed_msgpack_modules=[
-            RunResult,
-            ActionRecord,
-            PendingGrant,
-            RoundReasons,
-            Unsupported,
-            Claim,
-            Proposition,
-            PropositionVerdict,
-        ]
-    )
 
 
 class Checkpointer:
@@ -443,7 +424,7 @@ def _sqlite(url: sa.URL, engine: Engine) -> _Saver:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     database, uri = _sqlite_target(url)
-    serde = _serializer()
+    serde = checkpoint_serializer()
     conn = sqlite3.connect(database, check_same_thread=False, timeout=_BUSY_TIMEOUT_S, uri=uri)
     try:
         for pragma in SQLITE_PRAGMAS:
@@ -498,7 +479,7 @@ def _postgres(url: sa.URL, engine: Engine) -> _Saver:
             "PostgreSQL checkpoints need the postgres extra: pip install 'assay[postgres]'"
         ) from exc
     conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    serde = _serializer()
+    serde = checkpoint_serializer()
     pool: ConnectionPool[Any] = ConnectionPool(
         conninfo, min_size=1, max_size=_POOL_SIZE, kwargs=_connection_kwargs(), open=True
     )

@@ -18,6 +18,15 @@ Any other answer of the bus (invalid arguments, a duplicate effect, an unknown t
 goes back to the model at once, as for any tool. A held call is never lost: it is
 an intent of the hand-over, so it is pending, decided, run, or (when the hand-over
 is refused) reported ``not_run`` with the reason.
+
+A graph the user built (LangGraph's ``create_react_agent``) may carry a plain
+:class:`~assay.tool_bus.BusTool` for an irreversible tool (``bus_tool(cp.bus, spec)``):
+its answer is the bus's ``grant_required`` error, which the model reads and may well
+carry on past. That answer is held all the same: the call it names (the model's
+arguments, the tool and version of the error's request) joins the hand-over as its
+intent, and its outcome replaces the answer when the agent goes on. A model that
+asks for the same call twice (a loop that does not stop at a held call may) holds
+one call: both tool calls wait for, and are answered with, one intent's outcome.
 """
 
 from __future__ import annotations
@@ -27,7 +36,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast
 
-from langchain_core.messages import BaseMessage, ToolMessage, messages_from_dict, messages_to_dict
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ToolMessage,
+    messages_from_dict,
+    messages_to_dict,
+)
 from langchain_core.runnables import RunnableConfig
 
 from assay._limits import check_text
@@ -125,18 +140,86 @@ def held_intent_id(tool_call_id: str) -> str:
 
 
 def held_calls(messages: Sequence[BaseMessage]) -> list[HeldCall]:
-    """The calls held in ``messages`` (the ``ToolMessage``s a :class:`HeldTool` wrote)."""
+    """The calls held in ``messages``: the ``ToolMessage``s a :class:`HeldTool` wrote,
+    and a plain bus tool's ``grant_required`` answers. A call asked for again with the
+    same tool, version and arguments takes the first one's intent id."""
+    asked = _asked(messages)
     found: list[HeldCall] = []
     for message in messages:
-        artifact: Any = message.artifact if isinstance(message, ToolMessage) else None
-        if isinstance(artifact, dict) and isinstance(artifact.get(_HELD), dict):
-            found.append(HeldCall(cast(dict[str, Any], artifact[_HELD])))
+        if not isinstance(message, ToolMessage):
+            continue
+        raw = _held_raw(message, asked)
+        if raw is None:
+            continue
+        call = HeldCall(raw)
+        first = next((c for c in found if _same_held(c, call)), None)
+        if first is not None:
+            call.intent_id = first.intent_id
+        found.append(call)
     return found
 
 
 def is_held(message: BaseMessage) -> bool:
-    artifact: Any = message.artifact if isinstance(message, ToolMessage) else None
-    return isinstance(artifact, dict) and _HELD in artifact
+    """Whether ``message`` is a held call's answer (a :class:`HeldTool`'s, or a bus
+    tool's ``grant_required``)."""
+    return isinstance(message, ToolMessage) and _held_raw(message, {}) is not None
+
+
+def _asked(messages: Sequence[BaseMessage]) -> dict[str, Mapping[str, Any]]:
+    """The model's tool calls in ``messages``, by id: the arguments it asked with."""
+    asked: dict[str, Mapping[str, Any]] = {}
+    for message in messages:
+        if isinstance(message, AIMessage):
+            for tool_call in message.tool_calls:
+                if tool_call.get("id"):
+                    asked[str(tool_call["id"])] = tool_call["args"]
+    return asked
+
+
+def _held_raw(message: ToolMessage, asked: Mapping[str, Mapping[str, Any]]) -> Any:
+    """The held call ``message`` answers (tool, version, args, tool call id), or
+    ``None``: from a :class:`HeldTool`'s artifact, or from the request a bus tool's
+    ``grant_required`` error carries (with the model's own arguments where known)."""
+    artifact: Any = message.artifact
+    if isinstance(artifact, dict) and isinstance(artifact.get(_HELD), dict):
+        return artifact[_HELD]
+    request = _grant_request(message.content)
+    if request is None or not message.tool_call_id:
+        return None
+    args = asked.get(message.tool_call_id, request["args"])
+    return {
+        "tool": request["tool"],
+        "version": request["version"],
+        "args": args,
+        "tool_call_id": message.tool_call_id,
+    }
+
+
+def _grant_request(content: Any) -> dict[str, Any] | None:
+    """The request of a ``ToolResult`` whose error is ``grant_required``, else ``None``."""
+    if not isinstance(content, str) or '"grant_required"' not in content:
+        return None
+    try:
+        body: Any = json.loads(content)
+    except ValueError:
+        return None
+    error: Any = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or error.get("code") != "grant_required":
+        return None
+    request: Any = error.get("request")
+    if not isinstance(request, dict):
+        return None
+    if not all(isinstance(request.get(k), str) for k in ("tool", "version")):
+        return None
+    if not isinstance(request.get("args"), dict):
+        return None
+    return cast(dict[str, Any], request)
+
+
+def _same_held(a: HeldCall, b: HeldCall) -> bool:
+    return a.version == b.version and same_call(
+        {"tool": a.tool, "args": a.args}, {"tool": b.tool, "args": b.args}
+    )
 
 
 def continuation(messages: Sequence[BaseMessage], held: Sequence[HeldCall]) -> dict[str, Any]:
@@ -145,7 +228,7 @@ def continuation(messages: Sequence[BaseMessage], held: Sequence[HeldCall]) -> d
     return {
         "messages": messages_to_dict(list(messages)),
         "held": {call.tool_call_id: call.intent_id for call in held},
-        "awaits": [call.intent_id for call in held],
+        "awaits": list(dict.fromkeys(call.intent_id for call in held)),
     }
 
 

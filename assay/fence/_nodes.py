@@ -51,7 +51,7 @@ from assay.fence._state import (
     accepted_handover,
     verified_handover,
 )
-from assay.gate import GateFinding
+from assay.gate import GateFinding, intent_call_id
 from assay.ledger import LedgerEntry, canonical_json
 from assay.tool_bus import GrantRequest
 
@@ -334,13 +334,6 @@ def _await_decision(
             refusal = Refusal(code="invalid_decision", message=str(exc))
             again = request.model_copy(update={"refused": refusal})
             index, value = index + 1, interrupt(again.to_interrupt())
-
-
-def intent_call_id(run_id: str, intent_id: str) -> str:
-    """The bus call id of an intent's call: derived from the run and the intent, so a
-    replayed step finds the first result. The ``intent:`` prefix is the fence's own;
-    call ids that come from a model (LangChain tool calls) never carry it."""
-    return f"intent:{run_id}/{intent_id}"
 
 
 def _request(run_id: str, call: PendingCall) -> GrantRequest:

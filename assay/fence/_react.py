@@ -247,7 +247,11 @@ def _intents(draft: Mapping[str, Any], held: Sequence[HeldCall], state: FenceSta
         for c in (raw_claims if isinstance(raw_claims, list) else [])
         if isinstance(c, Mapping) and c.get("type") != "Conjecture" and isinstance(c.get("id"), str)
     ]
+    added: set[str] = set()
     for call in held:
+        if call.intent_id in added:
+            continue  # the same call asked for again: one intent answers both
+        added.add(call.intent_id)
         depends_on = list(claims)
         for intent in [
             i for i in intents if _restates(i, [{"tool": call.tool, "args": call.args}])

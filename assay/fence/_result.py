@@ -8,11 +8,12 @@ reviving a class of assay's.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 from assay.contract import Claim, Unsupported
+from assay.errors import UnreadableCheckpoint
 
 #: How a run ended; the table in ``docs/fence.md`` says what each one means.
 RunStatus = Literal["answered", "denied", "incomplete", "abstained", "awaiting_grant", "failed"]
@@ -136,26 +137,80 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
     """``result`` as plain JSON data: what a checkpoint holds of it."""
     data = asdict(result)
     data["claims"] = [c.model_dump(mode="json") for c in result.claims]
-    data["unsupported"] = [u.to_dict() | {"ledger_id": u.ledger_id} for u in result.unsupported]
+    data["unsupported"] = [_unsupported_json(u) for u in result.unsupported]
+    data["round_reasons"] = [
+        {
+            "round": r.round,
+            "errors": list(r.errors),
+            "unsupported": [_unsupported_json(u) for u in r.unsupported],
+        }
+        for r in result.round_reasons
+    ]
     return data
 
 
 def result_from_json(data: dict[str, Any]) -> RunResult:
-    """The :class:`RunResult` :func:`result_to_json` wrote."""
+    """The :class:`RunResult` :func:`result_to_json` wrote, or an earlier version
+    wrote (a key it did not write yet takes its default).
+
+    Raises :class:`~assay.errors.UnreadableCheckpoint` for data that is not such a
+    result (a key missing or of the wrong type, a key no version wrote).
+    """
+    try:
+        return _result(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise UnreadableCheckpoint(
+            f"its run's result is in no shape a version wrote ({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+def _result(data: dict[str, Any]) -> RunResult:
+    unknown = sorted(set(data) - _RESULT_KEYS)
+    if unknown:
+        raise KeyError(f"keys no version of RunResult has: {', '.join(map(repr, unknown))}")
     return RunResult(
-        run_id=data["run_id"],
-        thread_id=data["thread_id"],
-        status=data["status"],
+        run_id=_text(data["run_id"]),
+        thread_id=_text(data["thread_id"]),
+        status=_status(data["status"]),
         answer=data.get("answer"),
         claims=tuple(Claim.model_validate(c) for c in data.get("claims", [])),
-        unsupported=tuple(
-            Unsupported.from_dict(cast(dict[str, Any], u)) for u in data.get("unsupported", [])
-        ),
+        unsupported=tuple(_unsupported(u) for u in data.get("unsupported", [])),
         pending_grants=tuple(PendingGrant(**p) for p in data.get("pending_grants", [])),
         actions=tuple(ActionRecord(**a) for a in data.get("actions", [])),
-        errors=tuple(data.get("errors", [])),
+        errors=tuple(dict(e) for e in data.get("errors", [])),
         rounds=int(data.get("rounds", 0)),
+        round_reasons=tuple(
+            RoundReasons(
+                round=int(r["round"]),
+                errors=tuple(dict(e) for e in r.get("errors", [])),
+                unsupported=tuple(_unsupported(u) for u in r.get("unsupported", [])),
+            )
+            for r in data.get("round_reasons", [])
+        ),
     )
+
+
+_RESULT_KEYS = frozenset(f.name for f in fields(RunResult))
+
+
+def _unsupported_json(item: Unsupported) -> dict[str, Any]:
+    return item.to_dict() | {"ledger_id": item.ledger_id}
+
+
+def _unsupported(raw: Any) -> Unsupported:
+    return Unsupported.from_dict(cast(dict[str, Any], dict(raw)))
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _status(value: Any) -> RunStatus:
+    if value not in get_args(RunStatus):
+        raise ValueError(f"{value!r} is not a run status")
+    return cast(RunStatus, value)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -45,19 +45,22 @@ the runner's cost.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langgraph.types import Command, Durability, StateSnapshot
+from pydantic import ValidationError
 
 from assay.errors import (
     InvalidDecision,
     RunError,
     ThreadInUse,
     UnknownThread,
+    UnreadableCheckpoint,
     UsageError,
 )
 from assay.fence import _threads as threads
@@ -95,7 +98,9 @@ def run(
     payload, config = _start(components, graph, input, thread_id, config)
     identity = graph_identity(graph)
     thread = _thread_of(config)
-    _claim(components, identity, config, graph.get_state(config))
+    with _reading(thread):
+        snapshot = graph.get_state(config)
+    _claim(components, identity, config, snapshot)
     with invocation_span("run", identity, thread) as span, claimed(thread):
         result = _settle(
             components, config, lambda: graph.invoke(payload, config, durability=DURABILITY)
@@ -117,7 +122,9 @@ async def arun(
     payload, config = _start(components, graph, input, thread_id, config)
     identity = graph_identity(graph)
     thread = _thread_of(config)
-    _claim(components, identity, config, await graph.aget_state(config))
+    with _reading(thread):
+        snapshot = await graph.aget_state(config)
+    _claim(components, identity, config, snapshot)
     with invocation_span("run", identity, thread) as span, claimed(thread):
         result = await _asettle(
             components, config, lambda: graph.ainvoke(payload, config, durability=DURABILITY)
@@ -138,7 +145,8 @@ def resume(
     (``{"approve": bool, "approver": name, "reason": ...}`` or per intent); ``config``
     as for :func:`run`."""
     config = _resume_config(graph, thread_id, decision, config)
-    snapshot = graph.get_state(config)
+    with _reading(thread_id):
+        snapshot = graph.get_state(config)
     _check_paused(components, graph, config, decision, snapshot)
     command = Command(resume=dict(decision))
     with invocation_span("resume", graph_identity(graph), thread_id) as span:
@@ -160,7 +168,8 @@ async def aresume(
 ) -> RunResult:
     """:func:`resume` on the event loop (``graph.ainvoke``)."""
     config = _resume_config(graph, thread_id, decision, config)
-    snapshot = await graph.aget_state(config)
+    with _reading(thread_id):
+        snapshot = await graph.aget_state(config)
     _check_paused(components, graph, config, decision, snapshot)
     command = Command(resume=dict(decision))
     with invocation_span("resume", graph_identity(graph), thread_id) as span:
@@ -308,10 +317,38 @@ def _check_paused(
         raise UnknownThread(f"thread {thread_id!r} has no checkpoint to resume")
     if not any(task.interrupts for task in snapshot.tasks):
         raise _not_paused(components, thread_id, values, running=bool(snapshot.next))
-    pending = [str(item["intent_id"]) for item in values.get("pending") or []]
+    pending = [item.intent_id for item in _pending(thread_id, values)]
     if not pending:
         raise InvalidDecision(f"thread {thread_id!r} is paused, but not for a grant")
     parse_decision(decision, pending)
+
+
+def _pending(thread_id: str, values: Mapping[str, Any]) -> list[PendingCall]:
+    """The calls the checkpoint says wait for a decision; :class:`UnreadableCheckpoint`
+    when they are not in a shape any version wrote."""
+    try:
+        return [PendingCall.model_validate(item) for item in values.get("pending") or []]
+    except (ValidationError, TypeError) as exc:
+        raise UnreadableCheckpoint(
+            f"the checkpoint of thread {thread_id!r} cannot be read: its pending calls are "
+            f"not calls ({' '.join(str(exc).split())[:300]}); nothing was changed",
+            thread_id=thread_id,
+        ) from exc
+
+
+@contextlib.contextmanager
+def _reading(thread_id: str) -> Generator[None]:
+    """Name the thread in an :class:`UnreadableCheckpoint` raised while its checkpoint
+    is read."""
+    try:
+        yield
+    except UnreadableCheckpoint as exc:
+        if exc.thread_id is not None:
+            raise
+        raise UnreadableCheckpoint(
+            f"the checkpoint of thread {thread_id!r} cannot be read: {exc}; nothing was changed",
+            thread_id=thread_id,
+        ) from exc
 
 
 def _refuse_rival(
@@ -425,9 +462,10 @@ def _thread_status(components: FenceComponents, row: ThreadRow) -> ThreadStatus:
 
 def _checkpointed_result(components: FenceComponents, thread_id: str) -> RunResult | None:
     """The ``result`` of the thread's latest checkpoint in the control plane's saver."""
-    saved = components.checkpointer.get_tuple(
-        {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
-    )
-    if saved is None:
-        return None
-    return _stored_result(saved.checkpoint.get("channel_values", {}))
+    with _reading(thread_id):
+        saved = components.checkpointer.get_tuple(
+            {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        )
+        if saved is None:
+            return None
+        return _stored_result(saved.checkpoint.get("channel_values", {}))

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, NotRequired, Self, TypedDict, cast
 from langgraph.channels import LastValue, UntrackedValue
 
 from assay.contract import Handover, UnsupportedLabel
+from assay.errors import UnreadableCheckpoint
 from assay.fence._result import ActionStatus, RunResult, result_from_json, result_to_json
 
 __all__ = [
@@ -45,7 +46,8 @@ HandoverJSON = dict[str, Any]
 class ResultChannel(LastValue[Any]):
     """The ``result`` key's channel: a :class:`RunResult` in the graph, its JSON
     (:func:`~assay.fence._result.result_to_json`) in a checkpoint. A result that an
-    earlier version checkpointed as the record itself reads back as it is."""
+    earlier version checkpointed as the record itself reads back as it is; one that
+    is no result at all raises :class:`~assay.errors.UnreadableCheckpoint`."""
 
     __slots__ = ()
 
@@ -56,6 +58,10 @@ class ResultChannel(LastValue[Any]):
     def from_checkpoint(self, checkpoint: Any) -> Self:
         if isinstance(checkpoint, dict):
             checkpoint = result_from_json(cast(dict[str, Any], checkpoint))
+        elif isinstance(checkpoint, str | bytes | int | float | list | tuple):
+            raise UnreadableCheckpoint(
+                f"its run's result is a {type(checkpoint).__name__}, not a result"
+            )
         return super().from_checkpoint(checkpoint)
 
 

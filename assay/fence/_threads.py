@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -23,8 +23,10 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from assay._db import InsertIfAbsent, driver_errors, read_connection, write_transaction
 from assay.errors import DatabaseError, UsageError, WrongGraph
-from assay.fence._result import ThreadState
 from assay.fence._tables import threads
+
+if TYPE_CHECKING:
+    from assay.fence._result import ThreadState
 
 __all__ = [
     "MAX_GRAPH_NAME",

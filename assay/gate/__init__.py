@@ -16,6 +16,7 @@ if typing.TYPE_CHECKING:
     from assay.gate._correction import self_correcting
     from assay.gate._derivation import cited_value, evaluate_derivation
     from assay.gate._gate import Gate, ToolLookup
+    from assay.gate._intent_ids import intent_call_id
     from assay.gate._manifest import (
         Artifact,
         DecisionSummary,
@@ -52,6 +53,7 @@ __all__ = [
     "build_manifest",
     "cited_value",
     "evaluate_derivation",
+    "intent_call_id",
     "locate_citation",
     "nfkc",
     "self_correcting",
@@ -72,6 +74,7 @@ __getattr__, __dir__ = _exports(
         "self_correcting": "assay.gate._correction",
         "Gate": "assay.gate._gate",
         "ToolLookup": "assay.gate._gate",
+        "intent_call_id": "assay.gate._intent_ids",
         "Artifact": "assay.gate._manifest",
         "DecisionSummary": "assay.gate._manifest",
         "Phase": "assay.gate._manifest",

@@ -23,6 +23,7 @@ from assay.gate._arguments import (
 )
 from assay.gate._citations import check_cites
 from assay.gate._derivation import check_derivations
+from assay.gate._intent_ids import reused_intent_ids
 from assay.gate._records import GateCheck, GateDecision, GateFinding, ReplyReport, path
 from assay.gate._reply import Conversation, reply_report
 from assay.ledger import Ledger, LedgerEntry, canonical_json
@@ -70,6 +71,7 @@ class Gate:
             check_derivations,
             _checks.check_dependencies,
             self._check_actions,
+            self._check_intent_ids,
             _checks.check_identifiers,
             _lookalikes.check_characters,
         ]
@@ -151,6 +153,11 @@ class Gate:
         )
 
     # --- action intents ---------------------------------------------------------------
+
+    def _check_intent_ids(
+        self, run_id: str, handover: Handover, entries: Mapping[str, LedgerEntry]
+    ) -> list[GateFinding]:
+        return reused_intent_ids(self._ledger, run_id, handover)
 
     def _check_actions(
         self, run_id: str, handover: Handover, entries: Mapping[str, LedgerEntry]

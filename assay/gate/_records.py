@@ -31,6 +31,7 @@ GATE_ERROR_CODES: frozenset[str] = frozenset(
         "unbound_argument",
         "dangling_dependency",
         "dependency_cycle",
+        "intent_id_reused",
         "failed_without_errors",
         "unresolved_open_question",
         "unverified_identifier",

@@ -654,12 +654,14 @@ def _cli_startup(r: _Reader) -> str:
         )
         for name in names
     ]
+    load = r.get("load_average_1m")
     caption = (
         f"Each command in a fresh process, median of {r.num('rounds', 0)} runs; `import assay` "
         f"{r.num('import_assay.median_s', 3, ' s')}, a bare interpreter "
-        f"{r.num('python_bare.median_s', 3, ' s')} on the same machine."
+        f"{r.num('python_bare.median_s', 3, ' s')} on the same machine"
+        + (f" (load average {load} while it ran)." if load is not None else ".")
     )
-    header = ("command", "median", "fastest", "target", "torch, transformers, LangGraph loaded")
+    header = ("command", "median", "fastest", "target", "heavy modules loaded")
     return caption + "\n\n" + _table(header, rows)
 
 
@@ -746,6 +748,7 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "eval_throughput": _eval_throughput,
     "service_load": _service_load,
     "cli_startup": _cli_startup,
+    "cli_startup_before": _cli_startup,
     # The fresh set of values stated in another form, before and after the readings
     # of units stated apart from the number (docs/grounding.md).
     "agent_grounding_values_fresh_before": _agent_grounding,

@@ -15,7 +15,8 @@ HEAVY = ("torch", "transformers", "langgraph", "langchain_core")
 _REPORT = "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
 
 
-def _loaded(script: str) -> list[str]:
+def _modules(script: str) -> list[str]:
+    """Every module ``script`` loaded, in a fresh interpreter."""
     done = subprocess.run(
         [sys.executable, "-c", script + _REPORT],
         capture_output=True,
@@ -24,7 +25,12 @@ def _loaded(script: str) -> list[str]:
         timeout=180,
     )
     modules: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
-    return sorted({m.split(".")[0] for m in modules if m.split(".")[0] in HEAVY})
+    return modules
+
+
+def _loaded(script: str, among: tuple[str, ...] = HEAVY) -> list[str]:
+    modules = _modules(script)
+    return sorted({m.split(".")[0] for m in modules if m.split(".")[0] in among})
 
 
 def _command(*args: str) -> str:
@@ -59,6 +65,52 @@ def test_listing_runs_and_verifying_the_ledger_load_no_graph_library(sqlite_url:
         + _command("ledger", "verify", "--db", sqlite_url)
     )
     assert _loaded(script) == []
+
+
+def _console_script(*args: str) -> str:
+    """What the ``assay`` console script does (``assay.cli:main``) with ``args``."""
+    return (
+        "import sys\n"
+        f"sys.argv = ['assay', *{list(args)!r}]\n"
+        "from assay.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass"
+    )
+
+
+def test_the_version_is_printed_before_the_command_line_is_built() -> None:
+    among = ("typer", "rich", "click", "sqlalchemy", *HEAVY)
+    assert _loaded(_console_script("--version"), among) == []
+    # The same check sees them once a command is run.
+    assert {"typer", "rich"} <= set(_loaded(_console_script("--help"), among))
+
+
+def test_a_database_at_the_newest_revision_is_opened_without_alembic(sqlite_url: str) -> None:
+    from assay import ControlPlane
+    from assay.fence import fence
+    from assay.verifier import LexicalNLI
+
+    with ControlPlane.open(sqlite_url, nli=LexicalNLI()) as cp:  # migrated, one run listed
+        graph = fence(
+            lambda state: {"handover": {"run_id": state.get("run_id"), "from_agent": "a"}},
+            control_plane=cp,
+            name="startup",
+        )
+        cp.run(graph, {"task": "Nothing to do."}, thread_id="t-1")
+    script = (
+        _console_script("runs", "--db", sqlite_url)
+        + "\n"
+        + _command("ledger", "verify", "--db", sqlite_url)
+    )
+    assert _loaded(script, ("alembic", "mako", *HEAVY)) == []
+    # Nor the hand-over's records (pydantic models): a run's thread row needs none.
+    records = [m for m in _modules(script) if m.startswith(("assay.contract.", "assay.gate"))]
+    assert records == []
+    # A database that is not at it yet is migrated, by Alembic.
+    fresh = sqlite_url.replace("assay.db", "fresh.db")
+    assert _loaded(_console_script("runs", "--db", fresh), ("alembic",)) == ["alembic"]
 
 
 def test_the_token_help_names_every_role_the_service_has() -> None:

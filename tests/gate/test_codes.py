@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from assay import ControlPlane, GateDecision, Handover
-from assay.gate import GATE_ERROR_CODES
+from assay.gate import GATE_ERROR_CODES, intent_call_id
 from assay.tool_bus import ToolSpec
 from tests.gate._world import World, make_world
 
@@ -131,6 +131,17 @@ def _chain(h: dict[str, Any], w: World) -> None:
     h["action_intents"].append(dict(_intent(h), id="a2", depends_on=["a1"]))
 
 
+def _reused_intent_id(h: dict[str, Any], w: World) -> None:
+    # a1's call reached the bus earlier in the run (refused there for want of a grant).
+    intent = _intent(h)
+    call_id = intent_call_id(w.run, intent["id"])
+    w.plane.bus.call(w.run, intent["tool"], intent["args"], call_id=call_id)
+
+
+def _fresh_intent_id(h: dict[str, Any], w: World) -> None:
+    _intent(h)["id"] = "a9"
+
+
 def _failed_silently(h: dict[str, Any], w: World) -> None:
     h["status"] = "failed"
 
@@ -244,6 +255,7 @@ CASES = [
     Case("ungrounded_argument", _invented_amount),
     Case("dangling_dependency", _dangling, _chain),
     Case("dependency_cycle", _cycle, _chain),
+    Case("intent_id_reused", _reused_intent_id, _fresh_intent_id),
     Case("failed_without_errors", _failed_silently, _failed_with_errors),
     Case("unresolved_open_question", _open_question, _forwarded_question, strict_questions=True),
     Case("unverified_identifier", _invented_invoice),
