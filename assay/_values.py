@@ -10,7 +10,9 @@ a repeat is recognised by. A hash may be the short form of a longer one written 
 the evidence, except in an idempotency key, which must be the whole value. Prose
 arguments are left to the gate's identifier check. A number is *established* by a text that writes
 the same number (``875.0`` by ``EUR 875.00``, ``1917.5`` by ``1,917.50``) with the
-same unit when the tool's schema declares one (``"x-assay-unit": "EUR"``), and a
+same unit when the tool's schema declares one (``"x-assay-unit": "EUR"``, or
+``{"argument": "currency"}``: the unit another argument of the call names, so an
+amount is checked in the currency the call gives it), and a
 boolean or number is also established by a JSON text that holds the same key with
 the same value (a tool output ``{"approved": true}``).
 
@@ -60,10 +62,14 @@ __all__ = [
     "role_problems",
     "ungrounded_values",
     "unroled_arguments",
+    "with_units",
 ]
 
-#: Schema keyword naming the unit of a numeric argument (``EUR``, ``h``, ``%``).
+#: Schema keyword naming the unit of a numeric argument (``EUR``, ``h``, ``%``), or
+#: ``{"argument": name}``: the unit is the value of the call's argument ``name``.
 UNIT_KEYWORD = "x-assay-unit"
+#: The unit an argument's unit argument does not give (absent, or not a string).
+_NO_UNIT = "(no unit given)"
 #: Schema keyword marking how an argument is grounded; ``choice`` exempts it.
 GROUNDING_KEYWORD = "x-assay-grounding"
 CHOICE = "choice"
@@ -210,6 +216,7 @@ def ungrounded_values(
     key's) must be written whole, not as the prefix of a longer one. ``only`` limits
     the check to these JSON pointers (a policy rule's conditions)."""
     wanted = None if only is None else set(only)
+    schema = with_units(args, schema)
     corpus = list(texts)
     strings = _StringEvidence(corpus if identifier_texts is None else list(identifier_texts))
     keyed_exactly = set(exact)
@@ -416,7 +423,7 @@ def role_problems(
     argument there states the value: an identifier written whole (canonical form), a
     number with the same value (and the unit the schema declares)."""
     by_pred: dict[str, list[tuple[str, int, Any, Mapping[str, Any]]]] = {}
-    for pointer, value, leaf_schema in leaf_schemas(args, schema):
+    for pointer, value, leaf_schema in leaf_schemas(args, with_units(args, schema)):
         role = role_of(leaf_schema)
         if role is not None and value is not None:
             by_pred.setdefault(role[0], []).append((pointer, role[1], value, leaf_schema))
@@ -445,14 +452,62 @@ def role_problems(
 
 def unroled_arguments(args: Mapping[str, Any], schema: Mapping[str, Any] | None) -> list[str]:
     """The pointers of arguments that declare no role and are not the agent's choice:
-    what a policy rule may not approve on its own."""
+    what a policy rule may not approve on its own. An argument that gives the unit of
+    an argument with a role is bound through it: the amount must be stated in it."""
+    units = {f"/{name}" for name in _unit_arguments(schema, roled=True)}
     return sorted(
         pointer
         for pointer, value, leaf_schema in leaf_schemas(args, schema)
         if value is not None
         and role_of(leaf_schema) is None
         and leaf_schema.get(GROUNDING_KEYWORD) != CHOICE
+        and pointer not in units
     )
+
+
+def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    props = (schema or {}).get("properties")
+    return cast(Mapping[str, Any], props) if isinstance(props, Mapping) else {}
+
+
+def _unit_argument(prop: object) -> str | None:
+    """The argument a property's ``{"argument": name}`` unit names, if it names one."""
+    if not isinstance(prop, Mapping):
+        return None
+    unit = cast(Mapping[str, Any], prop).get(UNIT_KEYWORD)
+    if not isinstance(unit, Mapping):
+        return None
+    name = cast(Mapping[str, Any], unit).get("argument")
+    return name if isinstance(name, str) else None
+
+
+def _unit_arguments(schema: Mapping[str, Any] | None, *, roled: bool) -> set[str]:
+    """The names of the arguments that give another top-level argument its unit
+    (only those of arguments with a role, with ``roled``)."""
+    found: set[str] = set()
+    for prop in _properties(schema).values():
+        name = _unit_argument(prop)
+        if name is not None and (not roled or role_of(cast(Mapping[str, Any], prop))):
+            found.add(name)
+    return found
+
+
+def with_units(args: Mapping[str, Any], schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """``schema`` with each top-level unit that names an argument
+    (``{"argument": "currency"}``) replaced by that argument's value in ``args``
+    (``"USD"``), so that the amount is checked in the unit the call gives it; a
+    unit argument that is absent or not a string gives a unit no text states."""
+    props = _properties(schema)
+    named = {key: _unit_argument(prop) for key, prop in props.items()}
+    if schema is None or not any(named.values()):
+        return schema or {}
+    resolved: dict[str, Any] = dict(props)
+    for key, name in named.items():
+        if name is not None:
+            unit = args.get(name)
+            given = unit.strip() if isinstance(unit, str) and unit.strip() else _NO_UNIT
+            resolved[key] = {**cast(Mapping[str, Any], props[key]), UNIT_KEYWORD: given}
+    return {**schema, "properties": resolved}
 
 
 def _fills(prop: Slots, arg: int, value: Any, schema: Mapping[str, Any]) -> bool:
