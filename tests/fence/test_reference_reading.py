@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from assay import ControlPlane
 from assay.fence import FencedGraph, RunResult
 
@@ -136,3 +138,60 @@ def test_an_invoice_without_a_readable_line_is_not_a_clean_bill(
     assert result.status == "abstained"
     answer = result.answer or ""
     assert CLEAN_BILL not in answer and "No invoice line could be read" in answer
+
+
+def test_a_table_invoice_in_dollars_over_the_usd_bound_waits_for_a_person(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    """``$800.00`` in a row under "Hours" and "Rate", against "capped at $725 per hour":
+    USD 600.00 over, above the policy's USD bound, so a person is asked."""
+    result = _run(audit, invoice, "usd_dollar_symbol_over_policy")
+    assert result.status == "awaiting_grant"
+    billed = next(c for c in result.claims if c.id == "line1.billed")
+    assert billed.type == "Quote" and billed.text.startswith("| 1 | M. Halloran | Partner |")
+    [pending] = result.pending_grants
+    assert (pending.args["amount_over_cap"], pending.args["currency"]) == (600.0, "USD")
+    assert "within the cap" in _claim(result, "line2.overage") and not outbox.exists()
+
+
+def test_a_line_billed_by_the_day_is_held_to_the_daily_cap(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    result = _run(audit, invoice, "eur_hourly_and_daily_caps")
+    assert "EUR 80.00 over the cap in total" in _claim(result, "line1.overage")
+    assert _claim(result, "line2.overage") == (
+        "Line 2: 1 day at EUR 3600/day against a cap of EUR 3600/day is within the cap."
+    )
+    [action] = result.actions
+    assert (action.args["line"], action.args["currency"], action.status) == (1, "EUR", "executed")
+
+
+def test_an_overage_in_a_currency_no_rule_bounds_goes_to_a_person(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    result = _run(audit, invoice, "sek_not_covered_by_policy")
+    assert result.status == "awaiting_grant"
+    [pending] = result.pending_grants
+    assert (pending.args["amount_over_cap"], pending.args["currency"]) == (1800.0, "SEK")
+    # Each rule bounds one currency; none is SEK's.
+    assert len(pending.policy) == 5 and all('currency is "SEK"' in r for r in pending.policy)
+
+
+@pytest.mark.parametrize(
+    ("name", "asked"),
+    [
+        ("ambiguous_partner_caps", "more than once"),
+        ("unitless_cap_ambiguous", "per hour or per day"),
+        ("role_not_named_cap", "without naming the role"),
+        ("line_two_roles_ambiguous", "names more than one role"),
+        ("usd_daily_line_hourly_cap", "per hour, not per day"),
+    ],
+)
+def test_what_cannot_be_told_is_asked_never_guessed(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path, name: str, asked: str
+) -> None:
+    result = _run(audit, invoice, name)
+    assert result.status == "abstained"
+    answer = result.answer or ""
+    assert asked in answer and CLEAN_BILL not in answer
+    assert result.actions == () and result.pending_grants == () and not outbox.exists()

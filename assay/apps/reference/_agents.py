@@ -44,9 +44,16 @@ def plan(task: str, feedback: list[dict[str, Any]]) -> list[str]:
     return queries
 
 
+#: The most passages the researcher reads of one document.
+MAX_PASSAGES = 200
+
+
 def research(cp: FenceComponents, run_id: str, corpus: str, queries: list[str]) -> list[Evidence]:
-    """The researcher: search, then read every hit exactly, through the bus."""
+    """The researcher: search, then read, through the bus, every passage of each
+    document a search names, in order: a line the searches did not rank must still be
+    read, or the audit would give a clean bill for an invoice it did not see whole."""
     seen: dict[tuple[str, int], Evidence] = {}
+    documents: list[str] = []
     for query in queries:
         args = {"corpus": corpus, "query": query, "k": 10}
         found = cp.bus.call(
@@ -55,28 +62,33 @@ def research(cp: FenceComponents, run_id: str, corpus: str, queries: list[str]) 
             args,
             call_id=f"{run_id}/search/{sha256_hex(query.encode())[:16]}",
         )
-        if not found.ok:
-            continue
-        for hit in found.output["hits"]:
-            key = (hit["document"], hit["passage"])
-            if key in seen:
-                continue
-            # One call id per passage: a passage read again in a later round is the
-            # same ledger entry, never a fresh copy posing as new evidence.
-            read = cp.bus.call(
-                run_id,
-                "read_passage",
-                {"corpus": corpus, "document": hit["document"], "passage": hit["passage"]},
-                call_id=f"{run_id}/read/{sha256_hex(canonical_json(list(key)))[:16]}",
-            )
-            if read.ok and read.ledger_id is not None:
-                seen[key] = Evidence(
-                    ledger_id=read.ledger_id,
-                    document=hit["document"],
-                    passage=hit["passage"],
-                    text=read.output,
-                )
+        if found.ok:
+            documents += [h["document"] for h in found.output["hits"]]
+    for document in dict.fromkeys(documents):
+        for passage in range(MAX_PASSAGES):
+            read = _read(cp, run_id, corpus, document, passage)
+            if read is None:
+                break
+            seen[(document, passage)] = read
     return sorted(seen.values(), key=lambda e: (e.document, e.passage))
+
+
+def _read(
+    cp: FenceComponents, run_id: str, corpus: str, document: str, passage: int
+) -> Evidence | None:
+    """One passage, exactly; ``None`` past the document's last passage."""
+    key = [document, passage]
+    # One call id per passage: a passage read again in a later round is the same
+    # ledger entry, never a fresh copy posing as new evidence.
+    read = cp.bus.call(
+        run_id,
+        "read_passage",
+        {"corpus": corpus, "document": document, "passage": passage},
+        call_id=f"{run_id}/read/{sha256_hex(canonical_json(key))[:16]}",
+    )
+    if not read.ok or read.ledger_id is None:
+        return None
+    return Evidence(ledger_id=read.ledger_id, document=document, passage=passage, text=read.output)
 
 
 def research_handover(run_id: str, evidence: list[Evidence]) -> Handover:

@@ -46,8 +46,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _CONTRAST = re.compile(r",?\s*\b(?:but|whereas|while|although|though|however|except)\b")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\(?[a-z0-9]{1,3}[.)])\s+", re.IGNORECASE)
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+#: What stands between an amount and the role it is written for ("USD 420 for
+#: counsel", "EUR 90 an hour for trainees"); after a comma, "for" begins the next item.
 _FOR_ROLE = re.compile(
-    r"[\s,]*(?:(?:an?|per|the)\s+(?:hour|day)\s+)?(?:for|of)\s+"
+    r"\s*(?:(?:an?|per|the)\s+(?:hour|day)\s+)?(?:for|of)\s+"
     r"(?:(?:a|an|the|each|every|all|any|our|your)\s+)?",
     re.IGNORECASE,
 )

@@ -20,8 +20,11 @@ from assay.grounding import Quantity, find_quantities
 
 __all__ = ["LineReading", "read_lines"]
 
+#: How a line's number is written at its start: "Line 3", "Item 3", "Pos. 3",
+#: "Position 3", "No. 3", "#3", "3." or "3)".
 _MARKER = re.compile(
-    r"^\s*(?:(?:line|item|no\.?|#)\s*(?P<a>\d+)\b|(?P<b>\d+)[.)]\s)", re.IGNORECASE
+    r"^\s*(?:(?:line|item|pos(?:ition)?\.?|no\.?|#)\s*(?P<a>\d+)\b|(?P<b>\d+)[.)]\s)",
+    re.IGNORECASE,
 )
 _STANDARD = re.compile(
     r"Line (?P<line>\d+): (?P<role>[a-z ]+?), (?P<hours>[\d.]+) h at (?P<cur>[A-Z]{3}) "

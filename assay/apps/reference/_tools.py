@@ -151,8 +151,9 @@ def _rate(value: Decimal, currency: str, per: str = "hour") -> str:
 
 
 def _time(quantity: Decimal, per: str) -> str:
-    unit = PER[per][1]
-    return f"{quantity.normalize():f} {unit}" if per == "hour" else f"{quantity:f} {unit}"
+    """``12.5 h``, ``1 day``, ``1.5 days``."""
+    unit = PER[per][1] if per == "hour" or quantity != 1 else per
+    return f"{quantity.normalize():f} {unit}"
 
 
 def compute_overage(args: Mapping[str, Any]) -> str:
