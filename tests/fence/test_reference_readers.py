@@ -278,3 +278,21 @@ def test_a_cap_reading_is_a_frozen_record() -> None:
     reading = CapReading(role=None, amount="1", currency="EUR", per=None, text="t")
     with pytest.raises(AttributeError):
         reading.role = "partner"  # type: ignore[misc]
+
+
+def test_a_table_numbered_by_ref_with_its_unit_in_the_header() -> None:
+    table = (
+        "| Ref | Professional | Seniority | Time (hrs) | Hourly rate | Fee |\n"
+        "|---|---|---|---|---|---|\n"
+        "| 2 | E. Papas | Associate | 16.0 | \u20ac335.00 | \u20ac5,360.00 |"
+    )
+    [line] = read_lines(table)
+    assert (line.number, line.role, line.quantity, line.per, line.currency, line.rate) == (
+        2,
+        "associate",
+        "16.0",
+        "hour",
+        "EUR",
+        "335.00",
+    )
+    assert read_lines(table.replace("Ref", "Who")) == []  # no column numbers the lines

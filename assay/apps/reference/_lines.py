@@ -34,7 +34,7 @@ _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 #: The words of a table's header that name each column the reader needs.
 _COLUMNS = {
-    "number": frozenset(["line", "no", "item"]),
+    "number": frozenset(["line", "no", "item", "ref", "pos", "position"]),
     "time": frozenset(["hours", "hrs", "days", "time", "quantity", "qty"]),
     "rate": frozenset(["rate", "price"]),
 }

@@ -200,8 +200,7 @@ def _document_times(evidence: Iterable[Evidence]) -> dict[str, str | None]:
 
 def _add_lines(found: Findings, item: Evidence, readings: list[LineReading]) -> None:
     for r in readings:
-        if r.complete:
-            assert r.role and r.quantity and r.per and r.currency and r.rate
+        if r.role and r.quantity and r.per and r.currency and r.rate:
             found.lines[r.number] = Line(
                 number=r.number,
                 role=r.role,
