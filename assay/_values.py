@@ -45,7 +45,16 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, cast
 
 from assay._canonical import canonical_text, identifier_kind, occurs_in
-from assay.grounding import Quantity, evidence_index, find_dates, find_quantities, supports
+from assay.grounding import (
+    UNIT_KEYWORD,
+    Quantity,
+    evidence_index,
+    find_dates,
+    find_quantities,
+    supports,
+    unit_sources,
+    with_units,
+)
 
 __all__ = [
     "CHOICE",
@@ -65,11 +74,6 @@ __all__ = [
     "with_units",
 ]
 
-#: Schema keyword naming the unit of a numeric argument (``EUR``, ``h``, ``%``), or
-#: ``{"argument": name}``: the unit is the value of the call's argument ``name``.
-UNIT_KEYWORD = "x-assay-unit"
-#: The unit an argument's unit argument does not give (absent, or not a string).
-_NO_UNIT = "(no unit given)"
 #: Schema keyword marking how an argument is grounded; ``choice`` exempts it.
 GROUNDING_KEYWORD = "x-assay-grounding"
 CHOICE = "choice"
@@ -454,7 +458,8 @@ def unroled_arguments(args: Mapping[str, Any], schema: Mapping[str, Any] | None)
     """The pointers of arguments that declare no role and are not the agent's choice:
     what a policy rule may not approve on its own. An argument that gives the unit of
     an argument with a role is bound through it: the amount must be stated in it."""
-    units = {f"/{name}" for name in _unit_arguments(schema, roled=True)}
+    props = cast(Mapping[str, Any], (schema or {}).get("properties") or {})
+    units = {f"/{arg}" for key, arg in unit_sources(schema).items() if role_of(props[key])}
     return sorted(
         pointer
         for pointer, value, leaf_schema in leaf_schemas(args, schema)
@@ -463,51 +468,6 @@ def unroled_arguments(args: Mapping[str, Any], schema: Mapping[str, Any] | None)
         and leaf_schema.get(GROUNDING_KEYWORD) != CHOICE
         and pointer not in units
     )
-
-
-def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    props = (schema or {}).get("properties")
-    return cast(Mapping[str, Any], props) if isinstance(props, Mapping) else {}
-
-
-def _unit_argument(prop: object) -> str | None:
-    """The argument a property's ``{"argument": name}`` unit names, if it names one."""
-    if not isinstance(prop, Mapping):
-        return None
-    unit = cast(Mapping[str, Any], prop).get(UNIT_KEYWORD)
-    if not isinstance(unit, Mapping):
-        return None
-    name = cast(Mapping[str, Any], unit).get("argument")
-    return name if isinstance(name, str) else None
-
-
-def _unit_arguments(schema: Mapping[str, Any] | None, *, roled: bool) -> set[str]:
-    """The names of the arguments that give another top-level argument its unit
-    (only those of arguments with a role, with ``roled``)."""
-    found: set[str] = set()
-    for prop in _properties(schema).values():
-        name = _unit_argument(prop)
-        if name is not None and (not roled or role_of(cast(Mapping[str, Any], prop))):
-            found.add(name)
-    return found
-
-
-def with_units(args: Mapping[str, Any], schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    """``schema`` with each top-level unit that names an argument
-    (``{"argument": "currency"}``) replaced by that argument's value in ``args``
-    (``"USD"``), so that the amount is checked in the unit the call gives it; a
-    unit argument that is absent or not a string gives a unit no text states."""
-    props = _properties(schema)
-    named = {key: _unit_argument(prop) for key, prop in props.items()}
-    if schema is None or not any(named.values()):
-        return schema or {}
-    resolved: dict[str, Any] = dict(props)
-    for key, name in named.items():
-        if name is not None:
-            unit = args.get(name)
-            given = unit.strip() if isinstance(unit, str) and unit.strip() else _NO_UNIT
-            resolved[key] = {**cast(Mapping[str, Any], props[key]), UNIT_KEYWORD: given}
-    return {**schema, "properties": resolved}
 
 
 def _fills(prop: Slots, arg: int, value: Any, schema: Mapping[str, Any]) -> bool:
