@@ -9,7 +9,7 @@ import pytest
 from assay.apps.reference._caps import CapReading, read_caps, says_ceiling
 from assay.apps.reference._lexicon import ROLE_KINDS, role_kind, singular_role
 from assay.apps.reference._lines import read_lines
-from assay.apps.reference._reading import Cap, Findings, Line
+from assay.apps.reference._reading import Cap, Evidence, Findings, Line, dollar_of, parse
 
 
 def _caps(
@@ -70,7 +70,7 @@ def _caps(
         (
             "Our fees for partners are capped at $725 per hour, for associates at $450 per hour.",
             None,
-            [("partner", "USD", "725", "hour"), ("associate", "USD", "450", "hour")],
+            [("partner", "$", "725", "hour"), ("associate", "$", "450", "hour")],
         ),
         (
             "A senior partner's hour will not be invoiced above CHF 780; for lawyers the "
@@ -296,3 +296,34 @@ def test_a_table_numbered_by_ref_with_its_unit_in_the_header() -> None:
         "335.00",
     )
     assert read_lines(table.replace("Ref", "Who")) == []  # no column numbers the lines
+
+
+@pytest.mark.parametrize(
+    ("text", "dollar"),
+    [
+        ("We bill monthly. Partners: $600 per hour.", "USD"),
+        ("Fees are billed in Canadian dollars. Partners: $600 per hour.", "CAD"),
+        ("Amounts in AUD. Partners: $600 per hour.", "AUD"),
+        ("Fees in USD, or in C$ at the client's choice. Partners: $600 per hour.", "$"),
+    ],
+)
+def test_a_bare_dollar_is_the_one_its_document_names(text: str, dollar: str) -> None:
+    assert dollar_of(text) == dollar
+
+
+def _evidence(document: str, text: str) -> Evidence:
+    return Evidence(ledger_id=f"led_{document}", document=document, passage=0, text=text)
+
+
+def test_a_dollar_cap_and_a_dollar_line_are_each_in_their_documents_dollar() -> None:
+    letter = _evidence(
+        "engagement_letter.md",
+        "Fees are billed in Canadian dollars. Partners are capped at $600 per hour.",
+    )
+    invoice = _evidence("invoice.md", "Line 1: partner, 2.0 h at $650/h, total $1,300.00.")
+    found = parse([letter, invoice])
+    [cap] = found.caps
+    assert (cap.role, cap.currency, cap.amount) == ("partner", "CAD", "600")
+    assert found.lines[1].currency == "USD"  # the invoice names no dollar: a US one
+    # Not the same currency, so the line is asked about, never compared (see the agents).
+    assert found.cap_for(found.lines[1]) == cap and cap.currency != found.lines[1].currency

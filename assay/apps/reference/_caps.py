@@ -39,7 +39,10 @@ from assay.apps.reference._lexicon import (
 )
 from assay.grounding import Quantity, find_quantities
 
-__all__ = ["CapReading", "money", "per_of_words", "read_caps", "words"]
+__all__ = ["DOLLAR", "CapReading", "money", "per_of_words", "read_caps", "words"]
+
+#: The currency of an amount written with a bare ``$``, until its document says which.
+DOLLAR = "$"
 
 _WORD = re.compile(r"[a-z]+(?:'t)?|n't", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -100,12 +103,13 @@ def per_of_words(text: str) -> str | None:
 
 def money(quantity: Quantity) -> tuple[str, str | None] | None:
     """``(currency, per)`` of an amount of money (``CHF / hour`` → ``("CHF",
-    "hour")``), or ``None`` for anything else; a bare ``$`` is the US dollar."""
+    "hour")``), or ``None`` for anything else. A bare ``$`` is ``"$"``: which dollar
+    it is, its document says (see :mod:`._reading`)."""
     if quantity.kind != "money" or not quantity.unit:
         return None
     currency, _, per = (part.strip() for part in quantity.unit.partition("/"))
-    currency = "USD" if currency == "dollar" else currency
-    if not re.fullmatch(r"[A-Z]{3}", currency) or per not in ("", "hour", "day"):
+    currency = DOLLAR if currency == "dollar" else currency
+    if not re.fullmatch(r"[A-Z]{3}|\$", currency) or per not in ("", "hour", "day"):
         return None
     return currency, per or None
 

@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from assay.apps.reference._caps import per_of_words, read_caps
+from assay.apps.reference._caps import DOLLAR, per_of_words, read_caps
 from assay.apps.reference._lexicon import role_kind
 from assay.apps.reference._lines import LineReading, read_lines
 
-__all__ = ["Cap", "Evidence", "Findings", "Line", "parse"]
+__all__ = ["Cap", "Evidence", "Findings", "Line", "dollar_of", "parse"]
 
 _AMOUNT = r"\d[\d,]*(?:\.\d+)?"
 #: The audit's set phrasing of a cap, which a claim may restate instead of quoting.
@@ -31,6 +31,15 @@ _ENTRIES = re.compile(
 )
 _INVOICE = re.compile(r"Invoice (INV-\d+)")
 _AMENDMENT = re.compile(r"\bamend(?:ment|ed|s)?\b", re.IGNORECASE)
+#: How a document names a dollar: its code, its sign or its name.
+_DOLLARS = {
+    "USD": r"\bUSD\b|\bUS\$|\bU\.S\. dollars?\b|\bUS dollars?\b|\bUnited States dollars?\b",
+    "CAD": r"\bCAD\b|\bC\$|\bCA\$|\bCanadian dollars?\b",
+    "AUD": r"\bAUD\b|\bA\$|\bAU\$|\bAustralian dollars?\b",
+    "NZD": r"\bNZD\b|\bNZ\$|\bNew Zealand dollars?\b",
+    "HKD": r"\bHKD\b|\bHK\$|\bHong Kong dollars?\b",
+    "SGD": r"\bSGD\b|\bS\$|\bSingapore dollars?\b",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,7 +159,7 @@ def parse(evidence: list[Evidence]) -> Findings:
     entries."""
     found = Findings()
     amended = _amendments(evidence)
-    per_of = _document_times(evidence)
+    texts = _document_texts(evidence)
     invoices = _invoice_documents(evidence)
     for item in evidence:
         found.documents[item.ledger_id] = item.document
@@ -162,9 +171,10 @@ def parse(evidence: list[Evidence]) -> Findings:
             for m in _ENTRIES.finditer(item.text):
                 found.entries[int(m["line"])] = (m, item.ledger_id)
         elif item.document in invoices:
-            _add_lines(found, item, read_lines(item.text))
+            _add_lines(found, item, read_lines(item.text), dollar=dollar_of(texts[item.document]))
         else:
-            _add_caps(found, item, amended=item.document in amended, per=per_of[item.document])
+            text = texts[item.document]
+            _add_caps(found, item, amended=item.document in amended, text=text)
     for number in found.lines:
         found.unread.pop(number, None)
     return found
@@ -190,22 +200,32 @@ def _invoice_documents(evidence: list[Evidence]) -> set[str]:
     }
 
 
-def _document_times(evidence: Iterable[Evidence]) -> dict[str, str | None]:
-    """The time each document charges by, where it names one and not the other."""
+def _document_texts(evidence: Iterable[Evidence]) -> dict[str, str]:
     texts: dict[str, list[str]] = {}
     for e in evidence:
         texts.setdefault(e.document, []).append(e.text)
-    return {name: per_of_words("\n".join(parts)) for name, parts in texts.items()}
+    return {name: "\n".join(parts) for name, parts in texts.items()}
 
 
-def _add_lines(found: Findings, item: Evidence, readings: list[LineReading]) -> None:
+def dollar_of(text: str) -> str:
+    """The dollar a bare ``$`` of ``text`` stands for: the one dollar the document
+    names (``C$``, ``Canadian dollars``, ``AUD``), the US dollar where it names none
+    (as ``assay.grounding`` reads a ``$``), and ``$`` itself, unresolved, where it
+    names several: an amount whose currency cannot be told is never compared."""
+    named = {code for code, pattern in _DOLLARS.items() if re.search(pattern, text)}
+    return named.pop() if len(named) == 1 else "USD" if not named else DOLLAR
+
+
+def _add_lines(
+    found: Findings, item: Evidence, readings: list[LineReading], *, dollar: str
+) -> None:
     for r in readings:
         if r.role and r.quantity and r.per and r.currency and r.rate:
             found.lines[r.number] = Line(
                 number=r.number,
                 role=r.role,
                 hours=r.quantity,
-                currency=r.currency,
+                currency=dollar if r.currency == DOLLAR else r.currency,
                 rate=r.rate,
                 ledger_id=item.ledger_id,
                 per=r.per,
@@ -225,7 +245,10 @@ def _add_lines(found: Findings, item: Evidence, readings: list[LineReading]) -> 
             )
 
 
-def _add_caps(found: Findings, item: Evidence, *, amended: bool, per: str | None) -> None:
+def _add_caps(found: Findings, item: Evidence, *, amended: bool, text: str) -> None:
+    """The caps of a passage; ``text`` is its whole document, which says what time its
+    caps are per and which dollar its ``$`` is, where they do not."""
+    per, dollar = per_of_words(text), dollar_of(text)
     for m in _CAP.finditer(item.text):
         found.add_cap(
             Cap(
@@ -243,7 +266,7 @@ def _add_caps(found: Findings, item: Evidence, *, amended: bool, per: str | None
             Cap(
                 role=reading.role or "",
                 amount=reading.amount,
-                currency=reading.currency,
+                currency=dollar if reading.currency == DOLLAR else reading.currency,
                 ledger_id=item.ledger_id,
                 amended=amended,
                 sentence=reading.text,
