@@ -10,7 +10,9 @@ a repeat is recognised by. A hash may be the short form of a longer one written 
 the evidence, except in an idempotency key, which must be the whole value. Prose
 arguments are left to the gate's identifier check. A number is *established* by a text that writes
 the same number (``875.0`` by ``EUR 875.00``, ``1917.5`` by ``1,917.50``) with the
-same unit when the tool's schema declares one (``"x-assay-unit": "EUR"``), and a
+same unit when the tool's schema declares one (``"x-assay-unit": "EUR"``, or
+``{"argument": "currency"}``: the unit another argument of the call names, so an
+amount is checked in the currency the call gives it), and a
 boolean or number is also established by a JSON text that holds the same key with
 the same value (a tool output ``{"approved": true}``).
 
@@ -43,7 +45,16 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, cast
 
 from assay._canonical import canonical_text, identifier_kind, occurs_in
-from assay.grounding import Quantity, evidence_index, find_dates, find_quantities, supports
+from assay.grounding import (
+    UNIT_KEYWORD,
+    Quantity,
+    evidence_index,
+    find_dates,
+    find_quantities,
+    supports,
+    unit_sources,
+    with_units,
+)
 
 __all__ = [
     "CHOICE",
@@ -60,10 +71,9 @@ __all__ = [
     "role_problems",
     "ungrounded_values",
     "unroled_arguments",
+    "with_units",
 ]
 
-#: Schema keyword naming the unit of a numeric argument (``EUR``, ``h``, ``%``).
-UNIT_KEYWORD = "x-assay-unit"
 #: Schema keyword marking how an argument is grounded; ``choice`` exempts it.
 GROUNDING_KEYWORD = "x-assay-grounding"
 CHOICE = "choice"
@@ -210,6 +220,7 @@ def ungrounded_values(
     key's) must be written whole, not as the prefix of a longer one. ``only`` limits
     the check to these JSON pointers (a policy rule's conditions)."""
     wanted = None if only is None else set(only)
+    schema = with_units(args, schema)
     corpus = list(texts)
     strings = _StringEvidence(corpus if identifier_texts is None else list(identifier_texts))
     keyed_exactly = set(exact)
@@ -416,7 +427,7 @@ def role_problems(
     argument there states the value: an identifier written whole (canonical form), a
     number with the same value (and the unit the schema declares)."""
     by_pred: dict[str, list[tuple[str, int, Any, Mapping[str, Any]]]] = {}
-    for pointer, value, leaf_schema in leaf_schemas(args, schema):
+    for pointer, value, leaf_schema in leaf_schemas(args, with_units(args, schema)):
         role = role_of(leaf_schema)
         if role is not None and value is not None:
             by_pred.setdefault(role[0], []).append((pointer, role[1], value, leaf_schema))
@@ -445,13 +456,17 @@ def role_problems(
 
 def unroled_arguments(args: Mapping[str, Any], schema: Mapping[str, Any] | None) -> list[str]:
     """The pointers of arguments that declare no role and are not the agent's choice:
-    what a policy rule may not approve on its own."""
+    what a policy rule may not approve on its own. An argument that gives the unit of
+    an argument with a role is bound through it: the amount must be stated in it."""
+    props = cast(Mapping[str, Any], (schema or {}).get("properties") or {})
+    units = {f"/{arg}" for key, arg in unit_sources(schema).items() if role_of(props[key])}
     return sorted(
         pointer
         for pointer, value, leaf_schema in leaf_schemas(args, schema)
         if value is not None
         and role_of(leaf_schema) is None
         and leaf_schema.get(GROUNDING_KEYWORD) != CHOICE
+        and pointer not in units
     )
 
 

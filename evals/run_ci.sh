@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The eval gate of CI: every shipped suite against its committed baseline, each on a
 # fresh SQLite database in a temporary folder, in one process (EVAL_JOBS=N for more:
-# each worker loads the model, which on 2 cores costs more than the 11 cases). Exits 1
+# each worker loads the model, which on 2 cores cost more than it saved on the 11 cases
+# the invoice suite held when it was measured). Exits 1
 # when any gate fails (a metric dropped by 2 points or more, side-effect hygiene
 # below 100%, a case that could not run), 2 or 3 when a suite cannot be run at all.
 #

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from assay._values import mentions, ungrounded_values
+from assay._values import Slots, mentions, role_problems, ungrounded_values, unroled_arguments
 
 LINE = "Line 3: Partner review, 2.0 h at EUR 610/h, EUR 1,220."
 
@@ -102,3 +102,45 @@ def test_deep_and_large_values_are_walked_without_recursion() -> None:
     found = mentions(text)
     assert len(found) == 200_000
     assert all(m.values == {Decimal("1.111"), Decimal(1111)} for m in found)
+
+
+CURRENCY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "amount": {
+            "type": "number",
+            "x-assay-unit": {"argument": "currency"},
+            "x-assay-role": {"pred": "over_cap", "arg": 1},
+        },
+        "currency": {"type": "string"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("currency", "text", "grounded"),
+    [
+        ("USD", "Line 4 is USD 600.00 over the cap in total.", True),
+        ("GBP", "Line 2 is £300.00 over the cap in total.", True),
+        ("EUR", "Line 4 is USD 600.00 over the cap in total.", False),
+        (None, "Line 4 is USD 600.00 over the cap in total.", False),
+        (7, "Line 4 is USD 600.00 over the cap in total.", False),
+    ],
+)
+def test_a_unit_may_be_the_value_of_another_argument(
+    currency: object, text: str, grounded: bool
+) -> None:
+    args: dict[str, Any] = {"amount": 600.0 if "600" in text else 300.0}
+    if currency is not None:
+        args["currency"] = currency
+    problems = ungrounded_values(args, CURRENCY_SCHEMA, [text])
+    assert (problems == []) is grounded, problems
+    slots = [Slots(pred="over_cap", args=("Line 4", text.split(" is ")[1].split(" over")[0]))]
+    assert (role_problems(args, CURRENCY_SCHEMA, slots) == []) is grounded
+
+
+def test_an_argument_that_gives_a_roled_amount_its_unit_is_bound_through_it() -> None:
+    args = {"amount": 600.0, "currency": "USD"}
+    assert unroled_arguments(args, CURRENCY_SCHEMA) == []
+    loose = {"properties": {"amount": {"x-assay-unit": {"argument": "currency"}}}}
+    assert unroled_arguments(args, loose) == ["/amount", "/currency"]

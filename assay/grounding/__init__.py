@@ -19,6 +19,7 @@
   evaluated by code and compared with its stated result (``derive``).
 """
 
+from assay.grounding._argument_units import NO_UNIT, UNIT_KEYWORD, unit_sources, with_units
 from assay.grounding._arithmetic import (
     CUES,
     MAX_DATES,
@@ -134,7 +135,9 @@ __all__ = [
     "MAX_DERIVATION_NODES",
     "MAX_OPERANDS",
     "MAX_RECORDS",
+    "NO_UNIT",
     "TIME_UNITS",
+    "UNIT_KEYWORD",
     "VARIATION_SELECTORS",
     "Approximation",
     "CitedValue",
@@ -202,8 +205,10 @@ __all__ = [
     "states_result",
     "supports",
     "unit_of",
+    "unit_sources",
     "value_spans",
     "view_of",
     "visible",
+    "with_units",
     "years_in",
 ]

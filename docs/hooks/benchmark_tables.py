@@ -619,6 +619,35 @@ def _eval_throughput(r: _Reader) -> str:
     return caption + "\n\n" + _table(("cases run in", "cases", "wall time", "cases/s"), rows)
 
 
+def _invoice_agents(r: _Reader) -> str:
+    agents = r.data.get("agents")
+    names = list(agents) if isinstance(agents, Mapping) else []  # pyright: ignore[reportUnknownArgumentType]
+    rows: list[tuple[str, ...]] = []
+    for n in names:
+        skipped = r.data["agents"][n].get("skipped")
+        if skipped:
+            rows.append((f"`{n}`", f"skipped: {skipped}", *([DASH] * 5)))
+            continue
+        missed = r.get(f"agents.{n}.cases_missed")
+        rows.append(
+            (
+                f"`{n}`",
+                r.num(f"agents.{n}.metrics.status_accuracy", 3),
+                r.num(f"agents.{n}.metrics.coverage", 3),
+                r.num(f"agents.{n}.metrics.action_accuracy", 3),
+                r.num(f"agents.{n}.metrics.false_alarm_rate", 3),
+                r.num(f"agents.{n}.metrics.side_effect_hygiene", 3),
+                str(len(missed)) if isinstance(missed, Mapping) else DASH,
+            )
+        )
+    caption = (
+        f"Suite `{r.get('suite.file') or DASH}` ({r.num('cases', 0)} cases), the shipped "
+        f"NLI model; chat model `{r.data.get('model') or 'none configured'}`."
+    )
+    header = ("agents", "status accuracy", "coverage", "actions", "false alarms", "hygiene")
+    return caption + "\n\n" + _table((*header, "cases missed"), rows)
+
+
 def _service_load(r: _Reader) -> str:
     operations = (
         ("read_audit", "read a finished run's audit"),
@@ -746,6 +775,8 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "graph_overhead": _graph_overhead,
     "pathological_inputs": _pathological,
     "eval_throughput": _eval_throughput,
+    # The invoice suite through the rule-based agents and a configured chat model.
+    "invoice_agents": _invoice_agents,
     "service_load": _service_load,
     "cli_startup": _cli_startup,
     "cli_startup_before": _cli_startup,

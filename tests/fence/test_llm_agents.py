@@ -212,13 +212,14 @@ def draft(messages: Sequence[BaseMessage], *, invent: bool = False) -> dict[str,
     flag = {
         "id": "flag14",
         "tool": "flag_invoice_line",
-        "version": "1.3.0",
+        "version": "1.4.0",
         "requires_grant": True,
         "depends_on": [c["id"] for c in claims],
         "args": {
             "invoice": "INV-4421",
             "line": 14,
             "amount_over_cap": 875.0,
+            "currency": "EUR",
             "reason": "senior associate billed at EUR 450/h against a cap of EUR 380/h",
         },
     }
@@ -401,7 +402,13 @@ def _codes(messages: Sequence[BaseMessage]) -> list[str]:
 def test_tool_misuse_comes_back_to_the_model_and_never_reaches_the_bus(
     audit: ControlPlane, outbox: Path
 ) -> None:
-    flag_args = {"invoice": "INV-4421", "line": 14, "amount_over_cap": 875.0, "reason": "over"}
+    flag_args = {
+        "invoice": "INV-4421",
+        "line": 14,
+        "amount_over_cap": 875.0,
+        "currency": "EUR",
+        "reason": "over",
+    }
 
     def misuse(messages: list[BaseMessage]) -> AIMessage:
         reply = _calls(itertools.count(1), ("flag_invoice_line", flag_args), ("delete_ledger", {}))

@@ -69,6 +69,7 @@ def test_over_cap_pauses_for_a_human_grant_then_flags_once(
         "invoice": "INV-4421",
         "line": 14,
         "amount_over_cap": 875.0,
+        "currency": "EUR",
         "reason": "senior associate billed at EUR 450/h against a cap of EUR 380/h",
     }
     rests_on = {c["id"]: c for c in pending.claims}

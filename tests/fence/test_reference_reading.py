@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from assay import ControlPlane
 from assay.fence import FencedGraph, RunResult
 
@@ -26,16 +28,17 @@ def _claim(result: RunResult, cid: str) -> str:
     return text
 
 
-def test_an_overage_in_another_currency_is_reported_and_never_flagged_as_euros(
+def test_an_overage_in_another_currency_awaits_a_grant_in_that_currency(
     audit: ControlPlane, invoice: FencedGraph, outbox: Path
 ) -> None:
+    """USD 600.00 is above the policy's bound for USD (550): a person decides, on a
+    flag that states the amount in dollars, never as if it were euros."""
     result = _run(audit, invoice, "usd_over_cap")
-    assert result.status == "abstained"
+    assert result.status == "awaiting_grant"
     assert "USD 600.00 over the cap in total" in _claim(result, "line4.overage")
-    answer = result.answer or ""
-    assert answer.startswith("Lines billed above the engagement letter's caps: Line 4")
-    assert "Line 4 is USD 600.00 over its cap, but flag_invoice_line takes amounts in EUR" in answer
-    assert result.actions == () and result.pending_grants == () and not outbox.exists()
+    [pending] = result.pending_grants
+    assert (pending.args["amount_over_cap"], pending.args["currency"]) == (600.0, "USD")
+    assert result.actions == () and not outbox.exists()
 
 
 def test_a_cap_written_in_prose_is_quoted_and_checked(
@@ -46,7 +49,11 @@ def test_a_cap_written_in_prose_is_quoted_and_checked(
     assert cap.type == "Quote" and "associates no more than GBP 240 an hour" in cap.text
     assert "GBP 300.00 over the cap in total" in _claim(result, "line2.overage")
     assert "within the cap" in _claim(result, "line1.overage")
-    assert result.status == "abstained" and not outbox.exists()
+    assert result.status == "answered"
+    [action] = result.actions
+    assert (action.approver, action.args["currency"]) == ("policy:small-overages-gbp", "GBP")
+    [flag] = [json.loads(line) for line in outbox.read_text().splitlines()]
+    assert (flag["amount_over_cap"], flag["currency"]) == (300.0, "GBP")
 
 
 def test_caps_listed_in_one_sentence_between_semicolons_are_each_read(
@@ -61,9 +68,10 @@ def test_caps_listed_in_one_sentence_between_semicolons_are_each_read(
     assert "USD 240.00 over the cap in total" in _claim(result, "line2.overage")
     assert "within the cap" in _claim(result, "line1.overage")
     assert "within the cap" in _claim(result, "line3.overage")
-    answer = result.answer or ""
-    assert "Line 2 is USD 240.00 over its cap, but flag_invoice_line takes amounts in EUR" in answer
-    assert result.status == "abstained" and result.actions == () and not outbox.exists()
+    assert result.status == "answered"
+    [action] = result.actions
+    assert (action.args["line"], action.args["amount_over_cap"]) == (2, 240.0)
+    assert (action.args["currency"], action.status) == ("USD", "executed")
 
 
 def test_a_decimal_rate_above_its_cap_is_flagged_to_the_cent(
@@ -102,7 +110,7 @@ def test_a_line_that_cannot_be_read_is_asked_about_never_a_clean_bill(
     assert not any(c.id.startswith("line52.") for c in result.claims)
     answer = result.answer or ""
     assert CLEAN_BILL not in answer and "not every line could be checked" in answer
-    assert "Line 52 is not written as hours at an hourly rate" in answer
+    assert "Line 52 is not written as a time at a rate for a role" in answer
     assert result.actions == () and not outbox.exists()
 
 
@@ -130,3 +138,60 @@ def test_an_invoice_without_a_readable_line_is_not_a_clean_bill(
     assert result.status == "abstained"
     answer = result.answer or ""
     assert CLEAN_BILL not in answer and "No invoice line could be read" in answer
+
+
+def test_a_table_invoice_in_dollars_over_the_usd_bound_waits_for_a_person(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    """``$800.00`` in a row under "Hours" and "Rate", against "capped at $725 per hour":
+    USD 600.00 over, above the policy's USD bound, so a person is asked."""
+    result = _run(audit, invoice, "usd_dollar_symbol_over_policy")
+    assert result.status == "awaiting_grant"
+    billed = next(c for c in result.claims if c.id == "line1.billed")
+    assert billed.type == "Quote" and billed.text.startswith("| 1 | M. Halloran | Partner |")
+    [pending] = result.pending_grants
+    assert (pending.args["amount_over_cap"], pending.args["currency"]) == (600.0, "USD")
+    assert "within the cap" in _claim(result, "line2.overage") and not outbox.exists()
+
+
+def test_a_line_billed_by_the_day_is_held_to_the_daily_cap(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    result = _run(audit, invoice, "eur_hourly_and_daily_caps")
+    assert "EUR 80.00 over the cap in total" in _claim(result, "line1.overage")
+    assert _claim(result, "line2.overage") == (
+        "Line 2: 1 day at EUR 3600/day against a cap of EUR 3600/day is within the cap."
+    )
+    [action] = result.actions
+    assert (action.args["line"], action.args["currency"], action.status) == (1, "EUR", "executed")
+
+
+def test_an_overage_in_a_currency_no_rule_bounds_goes_to_a_person(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path
+) -> None:
+    result = _run(audit, invoice, "sek_not_covered_by_policy")
+    assert result.status == "awaiting_grant"
+    [pending] = result.pending_grants
+    assert (pending.args["amount_over_cap"], pending.args["currency"]) == (1800.0, "SEK")
+    # Each rule bounds one currency; none is SEK's.
+    assert len(pending.policy) == 5 and all('currency is "SEK"' in r for r in pending.policy)
+
+
+@pytest.mark.parametrize(
+    ("name", "asked"),
+    [
+        ("ambiguous_partner_caps", "more than once"),
+        ("unitless_cap_ambiguous", "per hour or per day"),
+        ("role_not_named_cap", "without naming the role"),
+        ("line_two_roles_ambiguous", "names more than one role"),
+        ("usd_daily_line_hourly_cap", "per hour, not per day"),
+    ],
+)
+def test_what_cannot_be_told_is_asked_never_guessed(
+    audit: ControlPlane, invoice: FencedGraph, outbox: Path, name: str, asked: str
+) -> None:
+    result = _run(audit, invoice, name)
+    assert result.status == "abstained"
+    answer = result.answer or ""
+    assert asked in answer and CLEAN_BILL not in answer
+    assert result.actions == () and result.pending_grants == () and not outbox.exists()

@@ -338,7 +338,13 @@ def test_the_reference_flag_refuses_an_invoice_number_spelled_around_its_pattern
     from assay.apps.reference._tools import FLAG
     from assay.tool_bus._validation import argument_errors
 
-    args = {"invoice": "INV-4421", "line": 3, "amount_over_cap": 875.0, "reason": "over cap"}
+    args = {
+        "invoice": "INV-4421",
+        "line": 3,
+        "amount_over_cap": 875.0,
+        "currency": "EUR",
+        "reason": "over cap",
+    }
     assert argument_errors(FLAG, args) == []
     for spelled in ("INV-4421\n", "INV-\uff14\uff14\uff12\uff11", "INV-\u0664\u0664\u0662\u0661"):
         problems = argument_errors(FLAG, {**args, "invoice": spelled})

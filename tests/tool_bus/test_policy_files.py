@@ -60,8 +60,10 @@ def test_a_plain_policy_loads_from_yaml_json_and_a_mapping(tmp_path: Path) -> No
 
 def test_the_shipped_reference_policy_loads() -> None:
     path = Path(__file__).resolve().parents[2] / "assay" / "apps" / "reference" / "policy.yaml"
-    (rule,) = load_policy(path).rules
-    assert rule.name == "small-overages" and rule.args["amount_over_cap"].le == 500
+    rules = load_policy(path).rules
+    bounds = {r.args["currency"].eq: r.args["amount_over_cap"].le for r in rules}
+    assert bounds == {"EUR": 500, "USD": 550, "GBP": 450, "CHF": 500, "CAD": 750}
+    assert rules[0].name == "small-overages"
 
 
 @pytest.mark.parametrize(

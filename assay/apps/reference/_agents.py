@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from assay.apps.reference._reading import Cap, Evidence, Findings, Line
-from assay.apps.reference._tools import FLAG, FLAG_CURRENCY
+from assay.apps.reference._tools import FLAG
 from assay.contract import ActionIntent, Claim, ClaimType, Handover, OpenQuestion, Proposition
 from assay.fence import compose_answer
 from assay.ledger import canonical_json, sha256_hex
@@ -44,9 +44,16 @@ def plan(task: str, feedback: list[dict[str, Any]]) -> list[str]:
     return queries
 
 
+#: The most passages the researcher reads of one document.
+MAX_PASSAGES = 200
+
+
 def research(cp: FenceComponents, run_id: str, corpus: str, queries: list[str]) -> list[Evidence]:
-    """The researcher: search, then read every hit exactly, through the bus."""
+    """The researcher: search, then read, through the bus, every passage of each
+    document a search names, in order: a line the searches did not rank must still be
+    read, or the audit would give a clean bill for an invoice it did not see whole."""
     seen: dict[tuple[str, int], Evidence] = {}
+    documents: list[str] = []
     for query in queries:
         args = {"corpus": corpus, "query": query, "k": 10}
         found = cp.bus.call(
@@ -55,28 +62,33 @@ def research(cp: FenceComponents, run_id: str, corpus: str, queries: list[str]) 
             args,
             call_id=f"{run_id}/search/{sha256_hex(query.encode())[:16]}",
         )
-        if not found.ok:
-            continue
-        for hit in found.output["hits"]:
-            key = (hit["document"], hit["passage"])
-            if key in seen:
-                continue
-            # One call id per passage: a passage read again in a later round is the
-            # same ledger entry, never a fresh copy posing as new evidence.
-            read = cp.bus.call(
-                run_id,
-                "read_passage",
-                {"corpus": corpus, "document": hit["document"], "passage": hit["passage"]},
-                call_id=f"{run_id}/read/{sha256_hex(canonical_json(list(key)))[:16]}",
-            )
-            if read.ok and read.ledger_id is not None:
-                seen[key] = Evidence(
-                    ledger_id=read.ledger_id,
-                    document=hit["document"],
-                    passage=hit["passage"],
-                    text=read.output,
-                )
+        if found.ok:
+            documents += [h["document"] for h in found.output["hits"]]
+    for document in dict.fromkeys(documents):
+        for passage in range(MAX_PASSAGES):
+            read = _read(cp, run_id, corpus, document, passage)
+            if read is None:
+                break
+            seen[(document, passage)] = read
     return sorted(seen.values(), key=lambda e: (e.document, e.passage))
+
+
+def _read(
+    cp: FenceComponents, run_id: str, corpus: str, document: str, passage: int
+) -> Evidence | None:
+    """One passage, exactly; ``None`` past the document's last passage."""
+    key = [document, passage]
+    # One call id per passage: a passage read again in a later round is the same
+    # ledger entry, never a fresh copy posing as new evidence.
+    read = cp.bus.call(
+        run_id,
+        "read_passage",
+        {"corpus": corpus, "document": document, "passage": passage},
+        call_id=f"{run_id}/read/{sha256_hex(canonical_json(key))[:16]}",
+    )
+    if not read.ok or read.ledger_id is None:
+        return None
+    return Evidence(ledger_id=read.ledger_id, document=document, passage=passage, text=read.output)
 
 
 def research_handover(run_id: str, evidence: list[Evidence]) -> Handover:
@@ -143,12 +155,8 @@ def analyse(
         work.ask("open.lines", "No invoice line could be read, so no line was checked.")
     for number in sorted(findings.lines):
         _analyse_line(cp, run_id, findings, findings.lines[number], work)
-    for number, text in sorted(findings.unread.items()):
-        work.ask(
-            f"open.line{number}.unread",
-            f"Line {number} is not written as hours at an hourly rate, so it was not "
-            f"checked against a cap: {text[:200]!r}",
-        )
+    for number, why in sorted(findings.unread.items()):
+        work.ask(f"open.line{number}.unread", why)
     return _settle(run_id, work.claims, work.intents, dropped, work.questions)
 
 
@@ -168,31 +176,36 @@ def _analyse_line(
     cp: FenceComponents, run_id: str, findings: Findings, line: Line, work: _Work
 ) -> None:
     number, role, cur = line.number, line.role, line.currency
-    work.claims.append(
-        _claim(
-            f"line{number}.billed",
-            f"Line {number} bills {line.hours} h at {cur} {line.rate}/h for "
-            f"{_article(role)} {role}.",
-            [line.ledger_id],
-            pred="bills",
-            args=[f"Line {number}", f"{line.hours} h", f"{cur} {line.rate}/h", role],
-        )
-    )
+    work.claims.append(_billed_claim(line))
     if number in findings.entries:
         logged, entries_id = findings.entries[number]
         # The time entries are quoted, not paraphrased: a Quote must match them
         # byte for byte (the gate checks), and a verbatim statement needs no model.
         work.claims.append(_claim(f"line{number}.hours", logged.group(0), [entries_id], "Quote"))
-    cap = findings.caps.get(role)
+    cap = findings.cap_for(line)
+    if isinstance(cap, str):
+        work.ask(
+            f"open.line{number}.cap",
+            f"Line {number} bills a {role}, but {cap}: it was not checked.",
+        )
+        return
     if cap is None:
-        letter_ids = sorted({c.ledger_id for c in findings.caps.values()})
+        if findings.unplaced:
+            shown = "; ".join(sorted({c.sentence or c.amount for c in findings.unplaced}))
+            work.ask(
+                f"open.line{number}.role",
+                f"Line {number} bills a {role}; the letter sets a cap without naming the "
+                f"role it holds ({shown[:300]!r}), so the line was not checked.",
+            )
+            return
+        letter_ids = sorted({c.ledger_id for c in findings.caps})
         # Put to the verifier, which finds no cap for the role: the claim comes back
         # Unsupported and the next round asks about it instead.
         work.claims.append(
             _claim(
                 f"line{number}.cap",
-                f"Line {number}'s rate of {cur} {line.rate}/h is within the engagement "
-                f"letter's cap for {role}s.",
+                f"Line {number}'s rate of {cur} {line.rate}/{_unit(line.per)} is within the "
+                f"engagement letter's cap for {role}s.",
                 findings.with_title(letter_ids),
             )
         )
@@ -206,6 +219,24 @@ def _analyse_line(
         )
         return
     _overage(cp, run_id, findings, line, cap, work)
+
+
+def _unit(per: str) -> str:
+    return "h" if per == "hour" else per
+
+
+def _billed_claim(line: Line) -> Claim:
+    """The line, restated in the set phrasing, or quoted where it is written otherwise."""
+    number, role, cur = line.number, line.role, line.currency
+    if line.text is not None:
+        return _claim(f"line{number}.billed", line.text, [line.ledger_id], "Quote")
+    return _claim(
+        f"line{number}.billed",
+        f"Line {number} bills {line.hours} h at {cur} {line.rate}/h for {_article(role)} {role}.",
+        [line.ledger_id],
+        pred="bills",
+        args=[f"Line {number}", f"{line.hours} h", f"{cur} {line.rate}/h", role],
+    )
 
 
 def _cap_claim(cid: str, cap: Cap, findings: Findings) -> Claim:
@@ -225,10 +256,8 @@ def _cap_claim(cid: str, cap: Cap, findings: Findings) -> Claim:
 def _overage(
     cp: FenceComponents, run_id: str, findings: Findings, line: Line, cap: Cap, work: _Work
 ) -> None:
-    """The line against its cap, computed by the bus; a flag intent when it is above.
-
-    The flag tool takes its amount in EUR: an overage in another currency is stated
-    and asked about, never flagged as if it were euros."""
+    """The line against its cap, computed by the bus; a flag intent, in the line's
+    currency, when it is above."""
     number, role, cur = line.number, line.role, line.currency
     verdict = cp.bus.call(
         run_id,
@@ -239,6 +268,7 @@ def _overage(
             "billed_rate": float(line.rate_value),
             "cap_rate": float(cap.value),
             "currency": cur,
+            "per": line.per,
         },
     )
     if not verdict.ok or verdict.ledger_id is None:
@@ -261,17 +291,14 @@ def _overage(
     )
     if line.rate_value <= cap.value:
         return
-    if cur != FLAG_CURRENCY or not findings.invoice:
-        why = (
-            f"flag_invoice_line takes amounts in {FLAG_CURRENCY}"
-            if cur != FLAG_CURRENCY
-            else "the invoice number could not be read"
-        )
+    if not findings.invoice:
         work.ask(
             f"open.line{number}.flag",
-            f"Line {number} is {cur} {over:,.2f} over its cap, but {why}: it is not flagged.",
+            f"Line {number} is {cur} {over:,.2f} over its cap, but the invoice number "
+            "could not be read: it is not flagged.",
         )
         return
+    unit = _unit(line.per)
     rate, cap_rate = _plain(line.rate_value), _plain(cap.value)
     work.intents.append(
         ActionIntent(
@@ -289,7 +316,9 @@ def _overage(
                 "invoice": findings.invoice,
                 "line": number,
                 "amount_over_cap": float(round(over, 2)),
-                "reason": f"{role} billed at {cur} {rate}/h against a cap of {cur} {cap_rate}/h",
+                "currency": cur,
+                "reason": f"{role} billed at {cur} {rate}/{unit} against a cap of "
+                f"{cur} {cap_rate}/{unit}",
             },
         )
     )

@@ -124,7 +124,8 @@ def inject(
             )
         )
     elif kind == "mirror_drift":
-        role, cap = min(findings.caps.items())
+        cap = min(findings.caps, key=lambda c: (c.role, c.amount))
+        role = cap.role
         claims.append(
             _claim(
                 "inj.mirror",

@@ -1,5 +1,6 @@
 """The reference application's tools: lexical search and exact passages over the
-run's documents, an arithmetic check, and the irreversible ``flag_invoice_line``.
+run's documents, an arithmetic check, and the irreversible ``flag_invoice_line``,
+which takes the overage with its currency.
 
 Agents reach these only through the bus, so every passage and every computed figure
 they cite is a ``tool_output`` entry in the ledger. Arithmetic is a tool on purpose:
@@ -130,8 +131,10 @@ class Outbox:
         return [json.loads(line) for line in self.path.read_text().splitlines() if line]
 
 
-#: The currencies ``compute_overage`` states amounts in.
-CURRENCIES = ("EUR", "USD", "GBP")
+#: An ISO 4217 currency code: what ``compute_overage`` and ``flag_invoice_line`` take.
+CURRENCY_PATTERN = "^[A-Z]{3}$"
+#: The time a rate is charged by, and how a quantity of it is written.
+PER = {"hour": ("h", "h"), "day": ("day", "days")}
 
 
 def _decimal(value: object) -> Decimal:
@@ -143,25 +146,32 @@ def _money(value: Decimal, currency: str) -> str:
     return f"{currency} {value:,.2f}"
 
 
-def _rate(value: Decimal, currency: str) -> str:
-    return f"{currency} {value.normalize():f}/h"
+def _rate(value: Decimal, currency: str, per: str = "hour") -> str:
+    return f"{currency} {value.normalize():f}/{PER[per][0]}"
+
+
+def _time(quantity: Decimal, per: str) -> str:
+    """``12.5 h``, ``1 day``, ``1.5 days``."""
+    unit = PER[per][1] if per == "hour" or quantity != 1 else per
+    return f"{quantity.normalize():f} {unit}"
 
 
 def compute_overage(args: Mapping[str, Any]) -> str:
     """A sentence stating how far a billed line is above its cap, or that it is within,
-    in the line's currency (EUR unless ``currency`` says otherwise)."""
+    in the line's currency (EUR unless ``currency`` says otherwise) and per the time
+    the line is charged by (``per``: ``hour``, the default, or ``day``)."""
     line, hours = args["line"], _decimal(args["hours"])
     billed, cap = _decimal(args["billed_rate"]), _decimal(args["cap_rate"])
-    cur = str(args.get("currency", "EUR"))
+    cur, per = str(args.get("currency", "EUR")), str(args.get("per", "hour"))
     head = (
-        f"Line {line}: {hours.normalize():f} h at {_rate(billed, cur)} "
-        f"against a cap of {_rate(cap, cur)}"
+        f"Line {line}: {_time(hours, per)} at {_rate(billed, cur, per)} "
+        f"against a cap of {_rate(cap, cur, per)}"
     )
     if billed <= cap:
         return f"{head} is within the cap."
     over = billed - cap
     return (
-        f"{head} is {_rate(over, cur)} above the cap, "
+        f"{head} is {_rate(over, cur, per)} above the cap, "
         f"{_money(over * hours, cur)} over the cap in total."
     )
 
@@ -221,19 +231,23 @@ READ = ToolSpec(
 )
 OVERAGE = ToolSpec(
     name="compute_overage",
-    version="1.1.0",
+    # 1.2.0: any ISO 4217 currency; rates per day as well as per hour (``per``).
+    version="1.2.0",
     side_effect="read_only",
-    description="How far an invoice line's hourly rate is above its cap, as a sentence.",
+    description="How far an invoice line's rate (per hour or per day) is above its cap, "
+    "as a sentence.",
     input_schema={
         "type": "object",
         "additionalProperties": False,
         "required": ["line", "hours", "billed_rate", "cap_rate"],
         "properties": {
             "line": {"type": "integer", "minimum": 1},
+            # The quantity billed: hours, or days where ``per`` is "day".
             "hours": {"type": "number", "exclusiveMinimum": 0},
             "billed_rate": {"type": "number", "exclusiveMinimum": 0},
             "cap_rate": {"type": "number", "exclusiveMinimum": 0},
-            "currency": {"enum": list(CURRENCIES)},
+            "currency": {"type": "string", "pattern": CURRENCY_PATTERN},
+            "per": {"enum": list(PER)},
         },
     },
     output_schema={"type": "string"},
@@ -243,14 +257,15 @@ FLAG = ToolSpec(
     # 1.2.0: one flag per invoice line, in any run (a repeat is refused as
     # duplicate_effect unless a person's grant supersedes the earlier flag).
     # 1.3.0: each argument declares the proposition slot it comes from.
-    version="1.3.0",
+    # 1.4.0: the amount comes with its currency (ISO 4217), in which it is checked.
+    version="1.4.0",
     side_effect="irreversible",
     idempotency_key=("/invoice", "/line"),
     description="Flag an invoice line to the billing partner as billed above its cap.",
     input_schema={
         "type": "object",
         "additionalProperties": False,
-        "required": ["invoice", "line", "amount_over_cap", "reason"],
+        "required": ["invoice", "line", "amount_over_cap", "currency", "reason"],
         "properties": {
             # Each fact the flag states comes from a typed proposition of the claims
             # it rests on (x-assay-role): the invoice of invoice(number), the line and
@@ -265,14 +280,16 @@ FLAG = ToolSpec(
                 "minimum": 1,
                 "x-assay-role": {"pred": "over_cap", "arg": 0},
             },
-            # In euros: the gate accepts the figure only where a claim the flag
-            # rests on (or its evidence) writes it as an amount in EUR.
+            # In the currency the call names: the gate accepts the figure only where
+            # the over_cap proposition the flag rests on writes it as an amount in
+            # that currency (USD 600.00 never stands for 600 in EUR).
             "amount_over_cap": {
                 "type": "number",
                 "exclusiveMinimum": 0,
-                "x-assay-unit": "EUR",
+                "x-assay-unit": {"argument": "currency"},
                 "x-assay-role": {"pred": "over_cap", "arg": 1},
             },
+            "currency": {"type": "string", "pattern": CURRENCY_PATTERN},
             # The analyst's wording for the billing partner, not a fact a rule tests.
             "reason": {
                 "type": "string",
@@ -295,9 +312,6 @@ FLAG = ToolSpec(
     },
 )
 TOOLS = (SEARCH, READ, OVERAGE, FLAG)
-#: The currency of the flag's ``amount_over_cap``, as its schema declares it: an
-#: overage in another currency is never flagged as if it were this one.
-FLAG_CURRENCY: str = FLAG.input_schema["properties"]["amount_over_cap"].get("x-assay-unit", "EUR")
 
 
 def register_tools(registry: ToolRegistry, store: DocumentStore, outbox: Outbox) -> None:
@@ -318,7 +332,12 @@ def register_tools(registry: ToolRegistry, store: DocumentStore, outbox: Outbox)
             "flagged_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         outbox.write(
-            {**record, "amount_over_cap": args["amount_over_cap"], "reason": args["reason"]}
+            {
+                **record,
+                "amount_over_cap": args["amount_over_cap"],
+                "currency": args["currency"],
+                "reason": args["reason"],
+            }
         )
         return record
 
