@@ -31,14 +31,21 @@ ORDER = json.dumps(
 
 
 @pytest.fixture(scope="module")
-def desk(
+def desk_plane(
     tmp_path_factory: pytest.TempPathFactory, verifier: Verifier
-) -> Iterator[tuple[ControlPlane, str, str]]:
+) -> Iterator[ControlPlane]:
     url = f"sqlite:///{tmp_path_factory.mktemp('refund')}/desk.db"
     with ControlPlane.open(url, nli=verifier) as cp:
-        run = cp.ledger.start_run()
-        order = cp.ledger.append(run, kind="tool_output", source="lookup_order", content=ORDER)
-        yield cp, run, order.id
+        yield cp
+
+
+@pytest.fixture
+def desk(desk_plane: ControlPlane) -> tuple[ControlPlane, str, str]:
+    """A run of its own for each sentence: a wrong sentence refused in a shared run
+    would make its honest twin a restatement of an unsupported proposition."""
+    run = desk_plane.ledger.start_run()
+    order = desk_plane.ledger.append(run, kind="tool_output", source="lookup_order", content=ORDER)
+    return desk_plane, run, order.id
 
 
 def _answered(desk: tuple[ControlPlane, str, str], sentence: str) -> tuple[bool, str]:
