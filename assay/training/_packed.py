@@ -127,8 +127,14 @@ def mixed_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
 
 def lr_factor(step: int, total: int, elapsed_s: float, budget_s: float) -> float:
-    """Warm-up over 6% of the steps, then linear decay to zero by the last planned
-    step or the end of the time budget, whichever comes first."""
+    """Linear warm-up over the first 6% of steps, then linear decay to zero.
+
+    Progress is the larger of the step fraction and, with a time budget, the elapsed
+    fraction of it: on a slower (or shared) machine the schedule still ends at zero
+    when the budget runs out, so a budget-cut run is a finished run on less data.
+    Both trainers use it (``assay verifier train`` imports it from here, since this
+    file must run without the project's other modules).
+    """
     warm = max(1, int(0.06 * total))
     if step < warm:
         return (step + 1) / warm

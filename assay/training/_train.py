@@ -30,6 +30,7 @@ from assay.training import _synthetic as synthetic
 from assay.training._data import Pair
 from assay.training._mix import get_mix
 from assay.training._negation import negations
+from assay.training._packed import lr_factor
 
 LABEL_NAMES = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
@@ -129,22 +130,6 @@ def mixed_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     not_entail = torch.logsumexp(logp[:, 1:], dim=-1)
     picked = logp.gather(1, labels.clamp(max=2).unsqueeze(1)).squeeze(1)
     return -torch.where(three_way, picked, not_entail).mean()
-
-
-def lr_factor(step: int, total: int, elapsed_s: float, budget_s: float) -> float:
-    """Linear warm-up over the first 6% of steps, then linear decay to zero.
-
-    Progress is the larger of the step fraction and, with a time budget, the elapsed
-    fraction of it: on a slower (or shared) machine the schedule still ends at zero
-    when the budget runs out, so a budget-cut run is a finished run on less data.
-    """
-    warm = max(1, int(0.06 * total))
-    if step < warm:
-        return (step + 1) / warm
-    progress = step / total
-    if budget_s > 0:
-        progress = max(progress, elapsed_s / budget_s)
-    return max(0.0, 1.0 - progress) / (1.0 - warm / total)
 
 
 @dataclass(kw_only=True)
