@@ -35,6 +35,7 @@ if __package__ in (None, ""):
 
 from assay import ControlPlane, ToolSpec
 from assay.fence import fence
+from assay.verifier._pipeline import ACCOUNTED_BAR
 from benchmarks._cites import cites_for, derivation_for
 from benchmarks._common import write_result
 
@@ -127,9 +128,10 @@ def agent_for(
     return agent
 
 
-def first_score(cp: ControlPlane, run_id: str) -> tuple[float, str, str, str]:
-    """The first verification's score, label, reason and deciding check; a gate
-    refusal scores 0 and is decided by ``gate``."""
+def first_score(cp: ControlPlane, run_id: str) -> tuple[float, str, str, str, Any]:
+    """The first verification's score, label, reason, deciding check and, where one
+    record accounted for the proposition but the model's doubt kept it out, that
+    record and the doubt; a gate refusal scores 0 and is decided by ``gate``."""
     manifest = cp.manifest(run_id)
     if manifest.verdicts:
         body: Any = manifest.verdicts[0].content
@@ -138,9 +140,10 @@ def first_score(cp: ControlPlane, run_id: str) -> tuple[float, str, str, str]:
             str(body["label"]),
             str(body.get("reason", "")),
             str(body.get("check") or "unnamed"),
+            body.get("accounted"),
         )
     codes = [code for d in manifest.gate_decisions for code in d.codes]
-    return 0.0, "gate", ", ".join(dict.fromkeys(codes)), "gate"
+    return 0.0, "gate", ", ".join(dict.fromkeys(codes)), "gate", None
 
 
 def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
@@ -153,7 +156,13 @@ def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
     return wins / (len(pos) * len(neg))
 
 
-def run(items: Sequence[Mapping[str, Any]], *, nli: str, cites: bool = False) -> dict[str, Any]:
+def run(
+    items: Sequence[Mapping[str, Any]],
+    *,
+    nli: str,
+    cites: bool = False,
+    accounted_bar: float | None = None,
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         options: dict[str, Any] = {}
         if nli == "standin":
@@ -162,6 +171,8 @@ def run(items: Sequence[Mapping[str, Any]], *, nli: str, cites: bool = False) ->
             options["nli"] = LexicalNLI()
         cp = ControlPlane.open(f"sqlite:///{tmp}/grounding.db", **options)
         try:
+            if accounted_bar is not None:
+                cp.verifier.accounted_bar = accounted_bar
             register_sources(cp, items)
             outcomes: list[dict[str, Any]] = []
             started = time.perf_counter()
@@ -169,7 +180,7 @@ def run(items: Sequence[Mapping[str, Any]], *, nli: str, cites: bool = False) ->
                 agent = agent_for(cp, item, cites=cites)
                 graph = fence(agent, control_plane=cp, name="agent-grounding")
                 result = cp.run(graph, {"task": f"Report on {item['domain']}."})
-                score, label, reason, check = first_score(cp, result.run_id)
+                score, label, reason, check, accounted = first_score(cp, result.run_id)
                 outcomes.append(
                     {
                         "id": item["id"],
@@ -184,6 +195,7 @@ def run(items: Sequence[Mapping[str, Any]], *, nli: str, cites: bool = False) ->
                         "reason": reason,
                         "unsupported": [u.missing_evidence for u in result.unsupported][:3],
                         "errors": [str(e.get("message", e))[:300] for e in result.errors][:3],
+                        "accounted": accounted,
                     }
                 )
             elapsed = time.perf_counter() - started
@@ -298,6 +310,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--nli", choices=["model", "standin"], default="model")
     parser.add_argument("--out", default="agent_grounding", help="result name under results/")
     parser.add_argument(
+        "--accounted-bar",
+        type=float,
+        default=None,
+        help="run with this accounted bar instead of the shipped one (to fit it: "
+        "benchmarks/fit_accounted_bar.py)",
+    )
+    parser.add_argument(
         "--cites",
         action="store_true",
         help="run the set twice, plain and with citations, and write both to "
@@ -312,7 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     payload = {
         "data": args.data.name,
         "nli": args.nli,
-        **run(load_items(args.data, args.limit), nli=args.nli),
+        "accounted_bar": ACCOUNTED_BAR if args.accounted_bar is None else args.accounted_bar,
+        **run(load_items(args.data, args.limit), nli=args.nli, accounted_bar=args.accounted_bar),
     }
     write_result(args.out, payload)
     return 0

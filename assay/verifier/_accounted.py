@@ -134,7 +134,7 @@ def _accounts(text: str, scope: str, named: frozenset[str]) -> tuple[str, ...] |
     computes every one of them (and each computation's operands are fields the
     proposition names, :func:`_about`); else ``None``."""
     checks = check_values(text, [scope])
-    if _part_stated(text, checks):
+    if _part_stated(text, checks) or _misbound(text, scope, checks):
         return None
     computed: list[str] = []
     for check in checks:
@@ -185,6 +185,37 @@ def _rows_account(
             return None
         computed.append(check.value.text)
     return tuple(computed) or None
+
+
+def _misbound(text: str, scope: str, checks: Sequence[ValueCheck]) -> bool:
+    """Whether a value of ``text`` is found in ``scope`` only in a field the
+    proposition does not name, while a numeric field it does name holds a value it
+    does not state: "Order A-1093's total was $48.50" where ``total: 84.5`` and an
+    item's ``price: 48.5``. Right number, wrong field; the record accounts for
+    nothing (the model then reads it without that help)."""
+    said = stem_set(text)
+    stated = {str(c.occurrence.text).strip() for c in checks if c.occurrence is not None}
+    named: list[str] = []  # the values of the numeric fields the proposition names
+    for line in scope.splitlines():
+        path, _, value = line.partition(": ")
+        if _NUMBER.fullmatch(value) and said & stem_set(_path_words(path.rsplit(".", 1)[-1])):
+            named.append(value)
+    if not named:
+        return False
+    for check in checks:
+        occurrence = check.occurrence
+        if check.status != "found" or occurrence is None or check.value.quantity is None:
+            continue  # a date is not a field's number
+        start = scope.rfind("\n", 0, occurrence.start) + 1
+        path = scope[start:].partition(": ")[0]
+        if said & stem_set(_path_words(path)):
+            continue  # found in a field it names
+        if any(value not in stated for value in named):
+            return True
+    return False
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def _part_stated(text: str, checks: Sequence[ValueCheck]) -> bool:

@@ -110,6 +110,9 @@ class _Outcome:
     computations: tuple[dict[str, Any], ...] = ()
     #: The proposition's citations as the verdict records them (where it has any).
     cites: tuple[dict[str, Any], ...] = ()
+    #: Where one record accounts for every slot but the model's doubt kept it from
+    #: being entailed: the entry, the record and the doubt (what a bar is fitted on).
+    accounted: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -372,8 +375,15 @@ class LedgerVerifier:
                 computations=question.computations,
             )
         accounted = self._accounted(question, support, doubt)
-        if accounted is not None:
+        if isinstance(accounted, _Outcome):
             return accounted
+        reason = self._not_stated(question, results, best_entry.id, best.score)
+        if accounted is not None:
+            reason += (
+                f"; every value, identifier and name of it stands in {accounted['ledger_id']} "
+                f"({accounted['record'] or 'top level'}), but the model reads a contradiction "
+                f"there (p={accounted['doubt']:.2f} >= {self.accounted_bar:.2f})"
+            )
         return _Outcome(
             label="neutral",
             score=best.score,
@@ -381,8 +391,9 @@ class LedgerVerifier:
             span=span,
             model=best.model,
             check=MODEL_CHECK,
-            reason=self._not_stated(question, results, best_entry.id, best.score),
+            reason=reason,
             computations=question.computations,
+            accounted=accounted,
         )
 
     def _accounted(
@@ -390,13 +401,15 @@ class LedgerVerifier:
         question: _Question,
         support: Sequence[tuple[int, Entailment]],
         masked: Entailment | None,
-    ) -> _Outcome | None:
+    ) -> _Outcome | dict[str, Any] | None:
         """Entailment for a proposition the model leaves open but one record of its
         cited evidence accounts for slot by slot (:mod:`assay.verifier._accounted`),
         unless the model reads a contradiction in a cited entry with p >=
         ``accounted_bar``: read with the values code computed in that record
         written as "some" (``masked``, :attr:`_Question.doubt_pair`), so that the
-        model judges what the proposition says of them and not the arithmetic."""
+        model judges what the proposition says of them and not the arithmetic. Where
+        the model's doubt keeps it out, where it stands and the doubt (for the
+        verdict, and for fitting the bar)."""
         found = question.context.accounted
         if found is None:
             return None
@@ -406,7 +419,7 @@ class LedgerVerifier:
         read = masked if masked is not None else support[index][1]
         doubt = read.probs.get("contradiction", 0.0)
         if doubt >= self.accounted_bar:
-            return None
+            return {"ledger_id": found.entry.id, "record": found.record, "doubt": round(doubt, 4)}
         score = max(result.score for _, result in support)
         where = f"{found.entry.id} ({found.record or 'top level'})"
         return _Outcome(
@@ -524,6 +537,8 @@ class LedgerVerifier:
             body["computations"] = list(outcome.computations)
         if outcome.cites:
             body["cites"] = list(outcome.cites)
+        if outcome.accounted is not None:
+            body["accounted"] = outcome.accounted
         entry = batch.append(
             kind="verdict",
             source="verifier",

@@ -30,11 +30,14 @@ MODEL_CHECK = "model"
 #: contradiction (:mod:`assay.verifier._accounted`).
 ACCOUNTED_CHECK = "accounted"
 #: The bar on the model's contradiction probability under which an accounted
-#: proposition is entailed: chosen on the tuning half of the development set's
-#: domains (``benchmarks/agent_grounding.py``), where 0.4 answered 4 more supported
-#: propositions for 1 unsupported one, and then checked on the held-out half (3 more
-#: answered, none let through).
-ACCOUNTED_BAR = 0.4
+#: proposition is entailed. On propositions one record accounts for, the small
+#: model reads a contradiction for honest and false ones alike (p >= 0.9 for most of
+#: both on the development set); the conflict checks that run before it are what
+#: refuse the false ones. Fitted by ``benchmarks/fit_accounted_bar.py``: the highest
+#: bar at which the fence still refuses 0.848 of the unsupported claims of the
+#: development set's tuning half (the threshold's floor), then judged on the
+#: held-out half (results/accounted_bar.json).
+ACCOUNTED_BAR = 0.97
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,6 +15,9 @@ be in one while a sentence truthfully puts it in the other:
   in progress, failed, denied, cancelled), either way round;
 * decided (approved, denied, cancelled) against undecided (pending, under review,
   in progress): "has been denied" where ``status: under_review``;
+* in progress against failed, refused or cancelled ("is running" where
+  ``STATUS: CrashLoopBackOff``);
+* active (in force) against ended (lapsed, expired);
 * accepted (taken in, as ``202 Accepted`` takes a command in) against refused,
   failed or cancelled only.
 
@@ -31,6 +34,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from assay._text import word_table
+from assay.grounding import find_numbers
 from assay.verifier._text import content_words
 
 #: Each class's words, as a record writes them (``under_review``) or a sentence does
@@ -54,7 +58,9 @@ def clash(said: str, recorded: str) -> bool:
     pair = {said, recorded}
     done_or_not = bool(pair & _DONE) and bool(pair & _NOT_DONE)
     decided = bool(pair & _DECIDED) and bool(pair & _UNDECIDED)
-    return done_or_not or decided
+    stopped = "in_progress" in pair and bool(pair & _REFUSED)
+    lapsed = pair == {"active", "ended"}
+    return done_or_not or decided or stopped or lapsed
 
 
 _WORDS = sorted(
@@ -108,6 +114,8 @@ class StateLine:
     own: str
     #: The field's path (``payout.status``); empty for a field written inline.
     path: str = ""
+    #: Whether it is the status of a whole response (``HTTP/1.1 409 Conflict``).
+    response: bool = False
 
     def names(self, word: str) -> bool:
         """Whether ``word`` (folded) names this field's object: a word of its path
@@ -126,7 +134,7 @@ _FIELD = re.compile(
 )
 #: ``"state": "queued"``, ``status=OPEN`` written inline in a text entry.
 _INLINE = re.compile(
-    r"\"?(?:status|state|decision|outcome|result|conclusion)\"?\s*[:=]\s*\"?"
+    r"\"?(?:status|state|decision|outcome|result|conclusion|remarks)\"?\s*[:=]\s*\"?"
     r"(?P<value>[A-Za-z][A-Za-z_-]*)",
     re.IGNORECASE,
 )
@@ -150,13 +158,21 @@ def state_lines(text: str) -> Iterator[StateLine]:
         for match in _INLINE.finditer(body):
             state = class_of(match.group("value"))
             if state is not None:  # a response is about the request on the line before
-                record = "\n".join([*before, body])
+                # A table row stands alone; a response is about the request before it.
+                record = body if _TABLE_ROW.match(body) else "\n".join([*before, body])
                 yield StateLine((start, start + len(body)), state, record, record)
         failed = _HTTP_FAILED.search(body)
         if failed is not None:
             span = (start + failed.start(), start + failed.end())
-            yield StateLine(span, "failed", text, text)
+            yield StateLine(span, "failed", text, text, response=True)
         before = [*before, body][-2:] if body.strip() else before
+
+
+#: A table row as a reading writes it: ``NAME: api-1, READY: 2/2, STATUS: Running``.
+_TABLE_ROW = re.compile(r"^(?:[A-Za-z][^,:\n\"]*: [^,\n]*, ){2,}")
+
+#: A clause about every one of its records: "all three pods", "both courses".
+_EVERY = re.compile(r"\b(?:all|every|each|both)\b", re.IGNORECASE)
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -191,21 +207,50 @@ def contradicting(lines: list[StateLine], clause: str, anchors: list[str]) -> St
     each such anchor decide for it: the clause contradicts them when it clashes with
     every one ("passed both MA 2101 and MA 2204" where ``MA 2204`` failed). Else
     every field of a record the clause speaks of decides: one it agrees with
-    (``decision: pending`` beside ``biometrics.status: done``) clears it."""
+    (``decision: pending`` beside ``biometrics.status: done``) clears it. A clause
+    about every one of its records ("all three pods are running": the word stands
+    before its state word) is contradicted by any one that clashes. A failed HTTP
+    response decides for its whole entry ("the request was accepted" after ``409
+    Conflict``, whatever states its body lists)."""
     said = said_classes(clause)
     if not said:
         return None
     folded = [a.casefold() for a in anchors]
     specific = [[line for line in lines if a in line.own.casefold()] for a in folded]
-    words = set(re.findall(r"[a-z][a-z-]{3,}", clause.casefold()))
+    words = set(re.findall(r"[a-z][a-z0-9._-]{2,}[a-z0-9]", clause.casefold()))
     specific += [[line for line in lines if line.names(w)] for w in sorted(words)]
     groups = [group for group in specific if group]
-    if not groups:
-        groups = [[line for line in lines if about(line.record, clause, anchors)]]
+    if not groups:  # its state words, counts and quantifiers name no record
+        unstated = _EVERY.sub(" ", _WORD.sub(" ", clause))
+        for number in reversed(find_numbers(unstated)):
+            unstated = unstated[: number.start] + " " + unstated[number.end :]
+        # A nested object's state is its own thing's ("inbound.status: landed" is the
+        # inbound flight's), not the state of what an anchor above it names.
+        whole = [line for line in lines if not anchors or line.own == line.record]
+        groups = [[line for line in whole if about(line.record, unstated, anchors)]]
+    # A failed response answers for everything in it, whatever its body lists.
+    plain = _WORD.sub(" ", clause)
+    groups.insert(
+        0, [line for line in lines if line.response and about(line.record, plain, anchors)]
+    )
+    first = _WORD.search(clause)
+    every = first is not None and bool(_EVERY.search(clause, 0, first.start()))
     for group in groups:
-        if group and all(_clashes(said, line.state) for line in group):
-            return group[0]
+        related = [line for line in group if any(_related(s, line.state) for s in said)]
+        clashing = [line for line in related if _clashes(said, line.state)]
+        if clashing and (every or len(clashing) == len(related)):
+            return clashing[0]
     return None
+
+
+#: Whether a thing is in force is another question than where it is in its life:
+#: a claim under review may be about a policy that has lapsed.
+_STANDING = frozenset({"active", "ended"})
+
+
+def _related(said: str, state: str) -> bool:
+    """Whether a state field speaks to the question a state word answers."""
+    return (said in _STANDING) == (state in _STANDING)
 
 
 def _clashes(said: set[str], state: str) -> bool:

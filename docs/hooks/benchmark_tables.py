@@ -568,6 +568,29 @@ def _agent_threshold(r: _Reader) -> str:
     return caption + "\n\n" + _table(("items", "supported answered", "unsupported refused"), rows)
 
 
+def _accounted_bar(r: _Reader) -> str:
+    caption = (
+        f"Accounted bar {r.num('bar', 4)}: the highest at which the tuning half's "
+        f"unsupported claims are still refused at least {r.num('refusal_floor', 3)} of the "
+        f"time, read off `{r.get('result') or DASH}` (run with the bar at "
+        f"{r.num('run_with_bar', 2)}); the held-out half took no part in choosing it."
+    )
+    rows = [
+        (
+            label,
+            r.num(f"{key}.supported_answered", 3),
+            r.num(f"{key}.unsupported_refused", 3),
+        )
+        for key, label in (
+            ("as_run", f"all, bar {r.num('run_with_bar', 2)}"),
+            ("tuning", "tuning half"),
+            ("held_out", "held-out half"),
+            ("all", "all"),
+        )
+    ]
+    return caption + "\n\n" + _table(("items", "supported answered", "unsupported refused"), rows)
+
+
 def _grounding_rules(r: _Reader) -> str:
     caption = (
         f"The value rules alone (no gate, no model) on {r.num('items', 0)} items: "
@@ -781,6 +804,8 @@ SCRIPTS = {
     "agent_grounding_relations_fresh": "agent_grounding",
     "agent_grounding_relations_fresh_before": "agent_grounding",
     "agent_threshold": "fit_agent_threshold",
+    "accounted_bar": "fit_accounted_bar",
+    "agent_grounding_bar_fit": "agent_grounding",
     "agent_grounding_values_fresh": "agent_grounding",
     "agent_grounding_values_fresh_before": "agent_grounding",
     "grounding_rules_values_fresh": "grounding_rules",
@@ -809,6 +834,8 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "verifier_accuracy_full": _verifier_accuracy,
     "agent_grounding_full": _agent_grounding,
     "agent_threshold": _agent_threshold,
+    # The accounted bar, fitted on a run with the bar at its previous value.
+    "accounted_bar": _accounted_bar,
     # A candidate model trained on a GPU, measured against the shipped one; not shipped.
     "verifier_candidate_h200": _verifier_candidate,
     "verifier_speed": _verifier_speed,

@@ -69,6 +69,7 @@ def test_one_record_holding_every_slot_accounts_for_it(
     [
         (METER, "Meter MTR-7712 read 1520.4 kWh on 1 June 2025."),  # another read's date
         (ORDER, "Order A-1093 includes TEA-500 at USD 18.00."),  # another item's price
+        (ORDER, "Order A-1093's total was $18.00."),  # an item's price, not the total
         (ORDER, "Marta Quist's order A-1093 came to $84.50."),  # a name the order lacks
         (PUMP, "On 2 June 2025 Rui Alves replaced the seal on pump P-3C."),  # another pump
         (PUMP, "Rui Alves replaced the seal."),  # nothing to anchor it
@@ -94,10 +95,15 @@ def test_the_verifier_entails_what_one_record_accounts_for_and_says_so(
         assert verdict.verdict.label == "entailment"
         assert verdict.verdict.check == "accounted"
         assert f"stands in {entry.id} (line 1)" in verdict.reason
-        # A bar of zero leaves every proposition to the model alone.
+        # A bar of zero leaves every proposition to the model alone; the verdict
+        # says where it stands and the model's doubt (what the bar is fitted on).
         cp.verifier.accounted_bar = 0.0
         (again,) = cp.verifier.verify(run, handover(run, (claim, [entry.id]))).verdicts
         assert again.verdict.check == "model" and again.verdict.label != "entailment"
+        assert f"stands in {entry.id} (line 1), but the model reads" in again.reason
+        body = json.loads(cp.ledger.get(again.ledger_id).text)
+        assert body["accounted"]["ledger_id"] == entry.id
+        assert 0.0 <= body["accounted"]["doubt"] <= 1.0
 
 
 INCIDENT = json.dumps(

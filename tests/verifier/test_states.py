@@ -81,3 +81,32 @@ def test_a_failed_http_response_is_a_failed_state() -> None:
     assert [f.state for f in fields] == ["failed"]
     assert contradicting(fields, "The refund was processed successfully.", []) is not None
     assert contradicting(fields, "The refund could not be processed.", []) is None
+
+
+def test_a_clause_about_every_record_is_contradicted_by_one() -> None:
+    pods = "NAME    READY   STATUS\napi-1   2/2     Running\napi-2   1/2     CrashLoopBackOff\n"
+    from assay.verifier._premises import read
+
+    fields = list(state_lines(read(pods, "pods").text))
+    assert [f.state for f in fields] == ["in_progress", "failed"]
+    assert contradicting(fields, "All api pods are running.", []) is not None
+    assert contradicting(fields, "One api pod is running with both containers ready.", []) is None
+
+
+def test_whether_a_thing_is_in_force_is_its_own_question() -> None:
+    policy = {"policy_number": "AU-55", "status": "lapsed"}
+    claim = {"claim_number": "CLM-9", "policy_number": "AU-55", "status": "under_review"}
+    fields = _fields(policy) + _fields(claim)
+    assert contradicting(fields, "while policy AU-55 was still in force", ["AU-55"]) is not None
+    assert contradicting(fields, "after policy AU-55 expired", ["AU-55"]) is None
+
+
+def test_a_nested_objects_state_is_not_its_parents() -> None:
+    flight = {
+        "flight": "NX 482",
+        "status": "delayed",
+        "inbound": {"flight": "NX 481", "status": "landed"},
+    }
+    fields = _fields(flight)
+    assert contradicting(fields, "NX 482 is running late", ["NX 482"]) is None
+    assert contradicting(fields, "NX 481 is expected to land at 07:32", ["NX 481"]) is not None

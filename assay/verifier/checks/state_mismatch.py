@@ -9,7 +9,9 @@ by its words)."""
 from __future__ import annotations
 
 import json
+import re
 
+from assay._text import clause_spans
 from assay.grounding import extract_identifiers
 from assay.verifier._accounted import names_of
 from assay.verifier._context import PropositionContext
@@ -17,20 +19,14 @@ from assay.verifier._pipeline import CheckSpec, Example, Finding
 from assay.verifier._states import codes, contradicting, state_lines
 from assay.verifier.checks._common import pointed, quoted
 
-#: Identifier kinds that are values, not names of a record.
-_VALUES = frozenset({"amount", "date", "quantity"})
-
 
 def _find(context: PropositionContext) -> Finding | None:
     readings = context.final_readings
     fields = [(i, line) for i, r in enumerate(readings) for line in state_lines(r.text)]
     if not fields:
         return None
-    for clause in context.clauses or [context.text]:
-        anchors = [i.value for i in extract_identifiers(clause) if i.kind not in _VALUES]
-        found = contradicting(
-            [line for _, line in fields], clause, [*anchors, *codes(clause), *names_of(clause)]
-        )
+    for piece, anchors in _pieces(context):
+        found = contradicting([line for _, line in fields], piece, anchors)
         if found is None:
             continue
         index = next(i for i, line in fields if line is found)
@@ -41,6 +37,30 @@ def _find(context: PropositionContext) -> Finding | None:
         )
         return pointed(CHECK.id, "contradiction", entry, reading, found.span, reason)
     return None
+
+
+#: Where a clause joins a second verb of its subject: "…, and is awaiting d.ferris".
+_AND_VERB = re.compile(r",?\s+and\s+(?=(?:is|are|was|were|has|have|had)\b)", re.IGNORECASE)
+#: Identifier kinds that are values, not names of a record.
+_VALUES = frozenset({"amount", "date", "quantity"})
+
+
+def _pieces(context: PropositionContext) -> list[tuple[str, list[str]]]:
+    """The proposition's clauses cut where a subordinate clause starts ("…, while
+    policy AU-5520817 was still in force") or a second verb joins ("… from k.novak
+    and is awaiting d.ferris"), each with its anchors (identifiers, codes, names);
+    a piece that names none speaks of what the piece before it named."""
+    pieces: list[tuple[str, list[str]]] = []
+    for clause in context.clauses or [context.text]:
+        named: list[str] = []
+        for part in _AND_VERB.split(clause):
+            for a, b in clause_spans(part, "subordinate"):
+                piece = part[a:b]
+                anchors = [i.value for i in extract_identifiers(piece) if i.kind not in _VALUES]
+                anchors += [*codes(piece), *names_of(piece)]
+                named = anchors or named
+                pieces.append((piece, named))
+    return pieces
 
 
 _AUDIT = json.dumps(
