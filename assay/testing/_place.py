@@ -136,16 +136,24 @@ def _step_of(refused: Mapping[str, Any], steps: Sequence[Step], written: Mapping
 def _fits(step: HandOver, handover: Mapping[str, Any]) -> bool:
     """Whether ``step`` could have written ``handover``: its claims (ids, types, texts
     as its templates allow) and its open questions."""
-    claims = _dicts(handover.get("claims"))
     questions = [q.get("text") for q in _dicts(handover.get("open_questions"))]
-    if len(claims) != len(step.claims) or questions != list(step.open_questions):
+    if questions != list(step.open_questions):
         return False
-    pairs = enumerate(zip(step.claims, claims, strict=True), 1)
-    return all(_claim_fits(s, i, c) for i, (s, c) in pairs)
+    claims = {c.get("id"): c for c in _dicts(handover.get("claims"))}
+    scripted = {c.id or f"c{i}": c for i, c in enumerate(step.claims, 1)}
+    if not set(claims) <= set(scripted):
+        return False
+    for claim_id, claim in scripted.items():
+        if claim_id not in claims:
+            if not claim.optional:
+                return False
+        elif not _claim_fits(claim, claims[claim_id]):
+            return False
+    return True
 
 
-def _claim_fits(step: ClaimStep, number: int, written: Mapping[str, Any]) -> bool:
-    if written.get("id") != (step.id or f"c{number}") or written.get("type") != step.type:
+def _claim_fits(step: ClaimStep, written: Mapping[str, Any]) -> bool:
+    if written.get("type") != step.type:
         return False
     if callable(step.text):
         return True

@@ -235,3 +235,14 @@ def test_a_refused_hand_over_that_fits_no_step_says_so() -> None:
     )
     with pytest.raises(ScriptError, match="fits no hand_over"):
         model.invoke([HumanMessage(content="go"), HumanMessage(content=refusal)])
+
+
+def test_an_optional_claim_is_left_out_when_its_result_is_not_there() -> None:
+    """A refund claim after a denial: no ``issue_refund`` result to write it from."""
+    refunded = claim("Refund {issue_refund[refund]} was issued.", optional=True)
+    model = ScriptedChatModel(script=[hand_over(claim("Nothing was refunded."), refunded)])
+    writer = model.bind_tools([{"title": "handover", "type": "object"}])
+
+    [written] = writer.invoke("go").tool_calls
+
+    assert [c["text"] for c in written["args"]["claims"]] == ["Nothing was refunded."]
