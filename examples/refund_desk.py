@@ -40,7 +40,15 @@ from assay.fence import FencedGraph, ReactAgent, bus_tools, fence, handover_resp
 from assay.testing import ScriptedChatModel, call, claim, hand_over
 from assay.tool_bus import ToolContext
 
-ORDERS = {"D-4410": {"order": "D-4410", "total": 29.97, "currency": "USD", "status": "returned"}}
+ORDERS = {
+    "D-4410": {
+        "order": "D-4410",
+        "placed": "2025-03-02",
+        "total": 29.97,
+        "currency": "USD",
+        "status": "returned",
+    }
+}
 #: The refunds the payment provider made in this process: (order, amount, key).
 REFUNDS: list[tuple[str, float, str]] = []
 TOTAL = "The total of order D-4410 was {lookup_order[total]} {lookup_order[currency]}."
