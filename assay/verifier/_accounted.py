@@ -242,6 +242,15 @@ def _path_words(path: str) -> str:
     return " ".join(w for w in re.split(r"[^A-Za-z]+", path) if len(w) > 1)
 
 
+def names_of(text: str) -> list[str]:
+    """The names of ``text`` (runs of capitalised words outside its values and
+    identifiers; see :func:`accounted`)."""
+    values = claim_values(text)
+    taken = [(v.start, v.end) for v in values]
+    taken += [(i.start, i.end) for i in extract_identifiers(text)]
+    return list(_names(text, taken))
+
+
 def _names(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[str]:
     """The names of ``text``: runs of capitalised words outside its values and
     identifiers; a single word that starts a sentence is not one."""

@@ -806,7 +806,7 @@ SCRIPTS = {
     "grounding_rules_values_fresh_before": "grounding_rules",
     **{
         f"agent_grounding_{name}_fresh{when}": "agent_grounding"
-        for name in ("computed", "sequence", "login")
+        for name in ("computed", "sequence", "login", "states")
         for when in ("", "_before")
     },
 }
@@ -852,7 +852,7 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     # misplaced_login (docs/verifier.md).
     **{
         f"agent_grounding_{name}_fresh{when}": _agent_grounding
-        for name in ("computed", "sequence", "login")
+        for name in ("computed", "sequence", "login", "states")
         for when in ("_before", "")
     },
 }

@@ -260,3 +260,17 @@ def test_a_word_of_sequence_is_read_against_the_timestamps(order: str, word: str
     assert out_of_order(f"Event {wrong} {word} event {right}.", [_TIMELINE]) is not None
     assert out_of_order(f"Event {right} {word} event {wrong}.", [_TIMELINE]) is None
     assert out_of_order(f"Event {wrong} beside event {right}.", [_TIMELINE]) is None
+
+
+def _state_entries() -> list[tuple[str, str]]:
+    table = word_table("state-classes")
+    return [(name, word) for name, words in table.items() for word in words]
+
+
+@pytest.mark.parametrize(("state", "word"), _state_entries())
+def test_a_state_word_puts_its_record_in_its_class(state: str, word: str) -> None:
+    from assay.verifier._states import class_of, said_classes
+
+    assert class_of(word.replace(" ", "_")) == state
+    assert said_classes(f"Request RQ-7 is {word} close.") == {state}
+    assert said_classes("Request RQ-7 is reviewed now.") == set()
