@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -174,10 +173,19 @@ class InsertIfAbsent:
     """
 
     def __init__(self, table: sa.Table, key: Sequence[str] | None = None) -> None:
+        self._table = table
+        self._key = None if key is None else list(key)
         self._plain = table.insert()
-        self._postgres = (
-            postgresql.insert(table)
-            .on_conflict_do_nothing(index_elements=None if key is None else list(key))
+
+    @functools.cached_property
+    def _postgres(self) -> Any:
+        """The PostgreSQL statement, built on first use: the dialect (with its
+        asyncio driver) is not imported by a process that only uses SQLite."""
+        from sqlalchemy.dialects import postgresql
+
+        return (
+            postgresql.insert(self._table)
+            .on_conflict_do_nothing(index_elements=self._key)
             .execution_options(preserve_rowcount=True)
         )
 

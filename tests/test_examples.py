@@ -6,12 +6,14 @@ subject here), on a real SQLite file and a real PostgreSQL database."""
 
 from __future__ import annotations
 
+import asyncio
 import runpy
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from assay import ControlPlane
 from assay.verifier import LexicalNLI
 
 DESK = Path(__file__).resolve().parents[1] / "examples" / "refund_desk.py"
@@ -57,3 +59,23 @@ def test_a_denied_refund_runs_nothing(db_url: str) -> None:
     [action] = done.actions
     assert (action.status, action.reason) == ("denied", "the return has not arrived")
     assert [c.text for c in done.claims] == ["The total of order D-4410 was 29.97 USD."]
+
+
+@pytest.mark.slow
+def test_the_desk_runs_under_arun_and_resumes_on_a_graph_built_anew(db_url: str) -> None:
+    """Async from Python, the resume on a new graph and model from ``graph(cp)`` (what
+    another process builds): the refund runs once."""
+    desk = _desk()
+
+    async def scenario(cp: ControlPlane) -> tuple[Any, Any]:
+        paused = await cp.arun(desk["graph"](cp), {"task": "Refund order D-4410."}, thread_id="a")
+        approval = {"approve": True, "approver": "ana"}
+        return paused, await cp.aresume(desk["graph"](cp), "a", approval)
+
+    with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
+        paused, done = asyncio.run(scenario(cp))
+
+    assert paused.status == "awaiting_grant" and done.status == "answered"
+    assert [(a.tool, a.status) for a in done.actions] == [("issue_refund", "executed")]
+    assert [order for order, _, _ in desk["REFUNDS"]] == ["D-4410"]
+    assert [c.text for c in done.claims][-1] == "Refund R-1 was issued."

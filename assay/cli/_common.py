@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from assay.ledger import Ledger
 
 __all__ = [
+    "CLICK_USAGE_ERROR",
     "EXIT_FAILED_CHECK",
     "EXIT_RUN_ERROR",
     "EXIT_USAGE",
@@ -207,7 +208,7 @@ def _click_class(name: str) -> type[Exception]:
 
 
 _CLICK_ERROR = _click_class("ClickException")
-_CLICK_USAGE_ERROR = _click_class("UsageError")
+CLICK_USAGE_ERROR = _click_class("UsageError")
 
 
 class AssayGroup(TyperGroup):
@@ -273,7 +274,7 @@ class AssayGroup(TyperGroup):
 def _click_message(exc: Exception) -> str:
     message = str(getattr(exc, "format_message", exc.__str__)())
     ctx = getattr(exc, "ctx", None)
-    if isinstance(exc, _CLICK_USAGE_ERROR) and ctx is not None:
+    if isinstance(exc, CLICK_USAGE_ERROR) and ctx is not None:
         message += f" (see '{ctx.command_path} --help')"
     return message
 

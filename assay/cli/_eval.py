@@ -72,6 +72,7 @@ class DefaultCommandGroup(TyperGroup):
 
 eval_app = typer.Typer(
     cls=DefaultCommandGroup,
+    rich_markup_mode=None,
     no_args_is_help=True,
     add_completion=False,
     help=(

@@ -18,7 +18,11 @@ if TYPE_CHECKING:
 
     from assay.gate import Record, RunManifest
 
-gate_app = typer.Typer(no_args_is_help=True, help="The non-LLM gate and its hand-over contract.")
+gate_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="The non-LLM gate and its hand-over contract.",
+)
 
 
 @gate_app.command("schema")

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 ledger_app = typer.Typer(
     no_args_is_help=True,
+    rich_markup_mode=None,
     help="Show and verify the ledger; sign checkpoints, export and check audit bundles.",
 )
 

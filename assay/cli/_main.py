@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 
 from assay.cli._common import (
-    AssayGroup,
     DbOption,
     JsonOption,
     console,
@@ -33,9 +32,8 @@ from assay.cli._common import (
     shown,
     styled,
 )
-from assay.cli._eval import eval_app
 from assay.cli._gate import gate_app
-from assay.cli._ledger import ledger_app
+from assay.cli._groups import RootGroup
 from assay.cli._render import (
     audit_claims,
     audit_pending,
@@ -46,8 +44,6 @@ from assay.cli._render import (
 )
 from assay.cli._runs import StatusFilter, render_runs, run_rows
 from assay.cli._service import serve_command, tokens_app
-from assay.cli._tools import tools_app
-from assay.cli._verifier import app as verifier_app
 from assay.errors import UsageError
 
 if TYPE_CHECKING:
@@ -55,9 +51,11 @@ if TYPE_CHECKING:
     from assay.fence import RunResult
 
 app = typer.Typer(
-    cls=AssayGroup,
+    cls=RootGroup,
     no_args_is_help=True,
     add_completion=False,
+    # click's plain help: typer's rich help costs more to import than all else.
+    rich_markup_mode=None,
     help=(
         "The assay command line: runs of any fenced graph, evals, the ledger, the HTTP "
         "service, the database schema and the demo.\n\n"
@@ -69,13 +67,12 @@ app = typer.Typer(
     ),
     pretty_exceptions_enable=False,
 )
-db_app = typer.Typer(no_args_is_help=True, help="The database schema (Alembic).")
-app.add_typer(ledger_app, name="ledger")
+db_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="The database schema (Alembic)."
+)
+# ledger, tools, verifier and eval are loaded when used (assay.cli._groups).
 app.add_typer(db_app, name="db")
 app.add_typer(gate_app, name="gate")
-app.add_typer(tools_app, name="tools")
-app.add_typer(verifier_app, name="verifier")
-app.add_typer(eval_app, name="eval")
 app.add_typer(tokens_app, name="tokens")
 app.command("serve")(serve_command)
 

@@ -38,7 +38,9 @@ ROLE_NAMES = "agent, reviewer, auditor, admin"
 
 __all__ = ["serve_command", "tokens_app"]
 
-tokens_app = typer.Typer(no_args_is_help=True, help="Bearer tokens of the HTTP service.")
+tokens_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="Bearer tokens of the HTTP service."
+)
 
 
 def _token_row(info: TokenInfo) -> dict[str, object]:

@@ -22,7 +22,9 @@ from assay.cli._common import (
     shown,
 )
 
-tools_app = typer.Typer(no_args_is_help=True, help="The versioned tool registry.")
+tools_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="The versioned tool registry."
+)
 
 
 @tools_app.command("list")

@@ -17,7 +17,9 @@ import typer
 from assay.cli._common import handles_errors
 from assay.cli._progress import progress_bar
 
-app = typer.Typer(help="Train and evaluate the NLI verifier model.", no_args_is_help=True)
+app = typer.Typer(
+    help="Train and evaluate the NLI verifier model.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @app.command()

@@ -51,6 +51,7 @@ from assay.ledger import canonical_json
 from assay.tool_bus import BusTool
 
 __all__ = [
+    "OUTCOME",
     "HeldCall",
     "HeldTool",
     "continuation",
@@ -62,6 +63,8 @@ __all__ = [
 ]
 
 _HELD = "assay_held"
+#: The artifact key of a held call's outcome, handed back in the call's place.
+OUTCOME = "assay_outcome"
 _MAX_PLAIN_ID = 100
 
 
@@ -233,8 +236,10 @@ def continuation(messages: Sequence[BaseMessage], held: Sequence[HeldCall]) -> d
 
 
 def resumed_messages(state: FenceState) -> list[BaseMessage] | None:
-    """The conversation to continue, each held call's message replaced by its outcome;
-    ``None`` unless the fence is handing outcomes back (``returned``)."""
+    """The conversation to continue, each held call's message replaced by its outcome
+    (its artifact ``{"assay_outcome": {"intent_id", "status"}}`` says so: the
+    conversation had ended there, with the hand-over the call joined); ``None`` unless
+    the fence is handing outcomes back (``returned``)."""
     kept = state.get("continuation")
     if not state.get("returned") or not kept:
         return None
@@ -248,9 +253,14 @@ def resumed_messages(state: FenceState) -> list[BaseMessage] | None:
                 content=outcome_text(outcome),
                 tool_call_id=message.tool_call_id,
                 name=message.name,
+                artifact={OUTCOME: _outcome_mark(held[message.tool_call_id], outcome)},
             )
         messages.append(message)
     return messages
+
+
+def _outcome_mark(intent_id: str, action: ActionItem | None) -> dict[str, str]:
+    return {"intent_id": intent_id, "status": "not_decided" if action is None else action["status"]}
 
 
 def outcome_text(action: ActionItem | None) -> str:

@@ -12,6 +12,7 @@ entries put it.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Row
 from sqlalchemy.exc import IntegrityError
 
@@ -75,9 +75,19 @@ _SAME_ENTRIES = sa.select(t.entries).where(
 )
 _KEY_CHUNK = 500
 _INSERT_ENTRY = DriverStatement(t.entries.insert())
-_INSERT_ENTRY_IF_ABSENT = DriverStatement(
-    postgresql.insert(t.entries).on_conflict_do_nothing(index_elements=["run_id", "dedup_key"])
-)
+
+
+@functools.cache
+def _insert_entry_if_absent() -> DriverStatement:
+    """PostgreSQL's insert of an entry unless its key is taken, built on first use (a
+    process on SQLite does not import the dialect)."""
+    from sqlalchemy.dialects import postgresql
+
+    return DriverStatement(
+        postgresql.insert(t.entries).on_conflict_do_nothing(index_elements=["run_id", "dedup_key"])
+    )
+
+
 _ADVANCE_HEAD = DriverStatement(
     t.runs.update()
     .where(t.runs.c.run_id == sa.bindparam("run"))
@@ -333,7 +343,7 @@ def _insert_if_absent(conn: Connection, row: Mapping[str, Any]) -> bool:
     (the migration's triggers refuse a taken key whatever the conflict clause; the
     refused statement is undone alone and the transaction goes on)."""
     if conn.dialect.name == "postgresql":
-        return _INSERT_ENTRY_IF_ABSENT.run(conn, row) == 1
+        return _insert_entry_if_absent().run(conn, row) == 1
     try:
         _INSERT_ENTRY.run(conn, row)
     except IntegrityError:

@@ -32,7 +32,7 @@ from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import registry, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 
@@ -611,7 +611,8 @@ _POSTGRES_COLUMNS = DriverStatement(
 def _expected_schema(dialect_name: str) -> dict[str, dict[str, str]]:
     """The declared type of every column of the ledger's tables, as the engine's
     catalog spells it (SQLite: the migration's DDL; PostgreSQL: ``format_type``)."""
-    dialect = postgresql.dialect() if dialect_name == "postgresql" else None
+    postgres = dialect_name == "postgresql"  # the dialect loaded by a PostgreSQL process only
+    dialect = registry.load("postgresql")() if postgres else None
     expected: dict[str, dict[str, str]] = {}
     for table in _LEDGER_TABLES:
         columns: dict[str, str] = {}

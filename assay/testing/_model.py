@@ -13,8 +13,15 @@ of the model asks for those tool calls; when it is a :func:`hand_over`, the mode
 says it is done, and the structured-output turn (``with_structured_output``, which
 binds the hand-over schema) writes it. A refused round starts the agent again: the
 script goes on where it stopped, so a script for two rounds is the steps of the
-first followed by those of the second. The copies LangChain makes (``bind_tools``)
-share one cursor, so the script advances once whichever copy is asked.
+first followed by those of the second.
+
+The model keeps no place of its own: it reads where it stands from the conversation
+it is sent (the tool calls it made in it, whether it said it was done, and after a
+refused round the hand-over that was refused; :mod:`assay.testing._place`). So one
+model serves any number of runs, each from the start of its script, and a run
+paused for a grant and resumed in another process (``assay resume``, the HTTP
+service) goes on where it paused. What it remembers (the results it was sent, the
+hand-overs it wrote) only helps: the copies LangChain makes (``bind_tools``) share it.
 """
 
 from __future__ import annotations
@@ -32,23 +39,25 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import ConfigDict, Field, PrivateAttr, SkipValidation
 
+from assay.testing._place import CALL_ID, DONE, STEP, claims_key, place
 from assay.testing._script import Call, HandOver, ScriptError, Seen, Step, draft
 
 __all__ = ["ScriptedChatModel"]
 
 #: The title of the hand-over schema a fenced ReAct agent binds for its last step.
 _HANDOVER_TOOL = "handover"
-_DONE = "I have what the task needs; I hand over what the tool results say."
 
 
 class _Cursor:
-    """Where the script stands and what the model has seen, shared by every copy."""
+    """What the model has seen and done, shared by every copy: the furthest step
+    played, the tool calls made, the results sent and the hand-overs written."""
 
     def __init__(self, steps: tuple[Step, ...]) -> None:
         self.steps = steps
         self.position = 0
         self.calls = 0
         self.results: list[Seen] = []
+        self.written: dict[str, int] = {}
         self.lock = threading.Lock()
 
 
@@ -118,33 +127,41 @@ class ScriptedChatModel(BaseChatModel):
         cursor = self._cursor
         round_results = _results_in(messages)
         _remember(cursor, round_results)
-        if cursor.position >= len(cursor.steps):
+        where = place(messages, cursor.steps, cursor.written)
+        cursor.calls = max(cursor.calls, where.last_call)
+        writing = _HANDOVER_TOOL in self.bound
+        index = where.step(writing=writing)
+        if index >= len(cursor.steps):
             raise ScriptError(
                 f"the script ran out after {len(cursor.steps)} steps; the agent asked again "
                 f"(tools bound: {', '.join(self.bound) or 'none'})"
             )
-        step = cursor.steps[cursor.position]
-        if _HANDOVER_TOOL in self.bound:
+        step = cursor.steps[index]
+        if writing:
             if not isinstance(step, HandOver):
                 raise ScriptError(
-                    f"step {cursor.position + 1} is a tool call, but the agent asks for its "
+                    f"step {index + 1} is a tool call, but the agent asks for its "
                     "hand-over (did a tool call end the round early?)"
                 )
-            cursor.position += 1
-            written = draft(step, round_results, cursor.results)
+            # The conversation's own results are the latest of their tools.
+            written = draft(step, round_results, [*cursor.results, *round_results])
+            cursor.written[claims_key(written)] = index
+            cursor.position = max(cursor.position, index + 1)
             return AIMessage(content="", tool_calls=[_tool_call(_HANDOVER_TOOL, written, cursor)])
+        mark = {STEP: index}
         if isinstance(step, HandOver):
-            return AIMessage(content=_DONE)
-        cursor.position += 1
+            return AIMessage(content=DONE, response_metadata=mark)
+        cursor.position = max(cursor.position, index + 1)
         return AIMessage(
             content="",
             tool_calls=[_tool_call(name, dict(args), cursor) for name, args in step.calls],
+            response_metadata=mark,
         )
 
 
 def _tool_call(name: str, args: dict[str, Any], cursor: _Cursor) -> ToolCall:
     cursor.calls += 1
-    return ToolCall(name=name, args=args, id=f"scripted-{cursor.calls}", type="tool_call")
+    return ToolCall(name=name, args=args, id=f"{CALL_ID}{cursor.calls}", type="tool_call")
 
 
 def _results_in(messages: Sequence[BaseMessage]) -> list[Seen]:

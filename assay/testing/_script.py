@@ -70,6 +70,7 @@ class ClaimStep:
     confidence: float
     propositions: tuple[str | Callable[[Results], str], ...]
     id: str | None
+    optional: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,10 +109,13 @@ def claim(
     confidence: float = 0.9,
     propositions: Sequence[str | Callable[[Results], str]] = (),
     id: str | None = None,
+    optional: bool = False,
 ) -> ClaimStep:
     """A claim whose propositions cite the latest result of each tool ``cites``
     names (default: every result of the round). Without ``propositions`` the claim
-    is its one proposition."""
+    is its one proposition. An ``optional`` claim is left out when a result it names
+    or cites is not there (a refund that was denied), where another would raise
+    :class:`ScriptError`."""
     named = (cites,) if isinstance(cites, str) else None if cites is None else tuple(cites)
     return ClaimStep(
         text=text,
@@ -120,6 +124,7 @@ def claim(
         confidence=confidence,
         propositions=tuple(propositions),
         id=id,
+        optional=optional,
     )
 
 
@@ -156,7 +161,8 @@ def draft(step: HandOver, round_results: Sequence[Seen], every_result: Sequence[
     filled from each tool's latest output, citations from their ledger ids."""
     latest = {seen.tool: seen for seen in every_result if seen.ok}
     values = {tool: seen.output for tool, seen in latest.items()}
-    claims = [_claim(c, i, values, latest, round_results) for i, c in enumerate(step.claims, 1)]
+    written = [_claim(c, i, values, latest, round_results) for i, c in enumerate(step.claims, 1)]
+    claims = [c for c in written if c is not None]
     claim_ids = [c["id"] for c in claims]
     intents = [_intent(a, i, values, claim_ids) for i, a in enumerate(step.action_intents, 1)]
     questions = [{"id": f"q{i}", "text": q} for i, q in enumerate(step.open_questions, 1)]
@@ -169,11 +175,16 @@ def _claim(
     values: Results,
     latest: Mapping[str, Seen],
     round_results: Sequence[Seen],
-) -> dict[str, Any]:
+) -> dict[str, Any] | None:
     claim_id = step.id or f"c{number}"
-    text = _written(step.text, values)
-    texts = [_written(p, values) for p in step.propositions] or [text]
-    ids = _cited(step.cites, latest, round_results) if step.type != "Conjecture" else []
+    try:
+        text = _written(step.text, values)
+        texts = [_written(p, values) for p in step.propositions] or [text]
+        ids = _cited(step.cites, latest, round_results) if step.type != "Conjecture" else []
+    except ScriptError:
+        if step.optional:
+            return None
+        raise
     propositions = [
         {"id": f"{claim_id}.p{k}", "text": t, "ledger_ids": ids} for k, t in enumerate(texts, 1)
     ]

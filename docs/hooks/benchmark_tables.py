@@ -717,6 +717,25 @@ def _cli_startup(r: _Reader) -> str:
     return caption + "\n\n" + _table(header, rows)
 
 
+def _refund_desk(r: _Reader) -> str:
+    h, a, t = "hallucinating.", "approval_paths.", "audit_trail."
+    rows = [
+        ("hallucinating runs: abstained; of; refunds run", "abstained runs refunds", h),
+        ("deny; approve; decide again; same order again; any refunded twice", _STEPS, a),
+        ("exit of audit; ledger verify; verify-bundle; witness", _EXITS, t),
+        ("reviewer page: chain intact; hashes re-derived", _PAGE, t),
+        ("seconds in all; load average while it ran", "seconds load_average_1m", ""),
+    ]
+    cells = [(w, "; ".join(str(r.get(at + p)) for p in ps.split())) for w, ps, at in rows]
+    caption = f"`examples/refund_desk.py` with the NLI model `{r.get('nli_model')}`."
+    return caption + "\n\n" + _table(("what", "measured"), cells)
+
+
+_STEPS = "denied.status approved.status decided_again.status same_order_again.paused refunded_twice"
+_PAGE = "reviewer_page.chain_intact reviewer_page.every_hash_re_derived"
+_EXITS = "audit.exit ledger_verify.exit bundle.verify_exit witness.exit"
+
+
 def _agent_grounding_cites(r: _Reader) -> str:
     caption = (
         f"The {r.num('items', 0)} items of the development set through `fence()`, each "
@@ -847,6 +866,7 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "invoice_agents": _invoice_agents,
     "service_load": _service_load,
     "cli_startup": _cli_startup,
+    "refund_desk": _refund_desk,
     "cli_startup_before": _cli_startup,
     # The fresh set of values stated in another form, before and after the readings
     # of units stated apart from the number (docs/grounding.md).

@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from assay.cli._groups import DEFERRED, load_group
+
 HEAVY = ("torch", "transformers", "langgraph", "langchain_core")
 _REPORT = "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
 
@@ -120,3 +122,38 @@ def test_the_token_help_names_every_role_the_service_has() -> None:
     from assay.service import ROLES
 
     assert ", ".join(ROLES) == ROLE_NAMES
+
+
+def test_help_loads_no_sub_command_group_and_no_rich_help() -> None:
+    """``assay --help`` and ``assay runs`` import neither the deferred groups' modules
+    nor typer's rich help formatting (its import cost more than the rest)."""
+    deferred = tuple(module for module, _, _ in DEFERRED.values())
+    among = ("typer.rich_utils", "rich.markdown", *deferred)
+    for args in (("--help",), ("runs", "--help")):
+        modules = _modules(_console_script(*args))
+        assert [m for m in among if m in modules] == []
+    # The same check sees a group's module once the group is used.
+    assert "assay.cli._ledger" in _modules(_console_script("ledger", "--help"))
+
+
+def test_the_help_lists_every_command_as_its_own_help_begins() -> None:
+    """The root's help, drawn from the table of deferred groups, is the help drawn
+    from the groups themselves once loaded: same names, same lines."""
+    import typer.main
+
+    from assay.cli import app
+
+    lazy = typer.main.get_command(app)
+    loaded = typer.main.get_command(app)
+    for name in DEFERRED:
+        loaded.add_command(load_group(name), name)  # type: ignore[attr-defined]
+    with lazy.make_context("assay", ["--help"], resilient_parsing=True) as ctx:
+        shown = lazy.get_help(ctx)
+    with loaded.make_context("assay", ["--help"], resilient_parsing=True) as ctx:
+        expected = loaded.get_help(ctx)
+    assert shown == expected
+    for name, (_, _, line) in DEFERRED.items():
+        assert load_group(name).get_short_help_str(len(line) + 10) == line
+        assert f"\n  {name} " in shown
+    names = lazy.list_commands(ctx)  # type: ignore[attr-defined]
+    assert len(names) == len(set(names)) and set(DEFERRED) < set(names)

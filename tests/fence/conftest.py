@@ -14,11 +14,22 @@ from assay import ControlPlane
 from assay.apps import reference
 from assay.fence import FencedGraph
 from assay.verifier import LexicalNLI
+from tests.fence import _refunds
 
 
 @pytest.fixture
 def audit(db_url: str, outbox: Path) -> Iterator[ControlPlane]:
     with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
+        yield cp
+
+
+@pytest.fixture
+def desk_cp(db_url: str) -> Iterator[ControlPlane]:
+    """A control plane with the refund desk's tools of ``_refunds.py``, its refunds in
+    this process cleared."""
+    _refunds.REFUNDS.clear()
+    with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
+        _refunds.install(cp)
         yield cp
 
 

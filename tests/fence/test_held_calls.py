@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from langchain_core.messages import BaseMessage, ToolMessage
 
 from assay import ControlPlane
@@ -26,17 +24,9 @@ TASK = {"task": "The customer returned order ORD-1042: refund it."}
 REFUND = {"order": "ORD-1042", "amount": 40.0}
 
 
-@pytest.fixture
-def cp(db_url: str) -> Iterator[ControlPlane]:
-    _refunds.REFUNDS.clear()
-    with ControlPlane.open(db_url, nli=LexicalNLI()) as plane:
-        _refunds.install(plane)
-        yield plane
-
-
-def _desk(cp: ControlPlane, model: ScriptedChatModel, *, rounds: int = 1) -> FencedGraph:
-    agent = _refunds.agent(cp, model)
-    return fence(agent, control_plane=cp, name="refund-desk", max_evidence_rounds=rounds)
+def _desk(desk_cp: ControlPlane, model: ScriptedChatModel, *, rounds: int = 1) -> FencedGraph:
+    agent = _refunds.agent(desk_cp, model)
+    return fence(agent, control_plane=desk_cp, name="refund-desk", max_evidence_rounds=rounds)
 
 
 def _told(model: ScriptedChatModel, tool: str) -> list[dict[str, Any]]:
@@ -48,12 +38,12 @@ def _told(model: ScriptedChatModel, tool: str) -> list[dict[str, Any]]:
 
 
 def test_the_models_own_refund_call_waits_for_a_grant_for_exactly_that_call(
-    cp: ControlPlane,
+    desk_cp: ControlPlane,
 ) -> None:
     model = ScriptedChatModel(script=refund_desk())
-    graph = _desk(cp, model)
+    graph = _desk(desk_cp, model)
 
-    paused = cp.run(graph, TASK, thread_id="refund-1")
+    paused = desk_cp.run(graph, TASK, thread_id="refund-1")
 
     assert paused.status == "awaiting_grant" and _refunds.REFUNDS == []
     [pending] = paused.pending_grants
@@ -70,17 +60,19 @@ def test_the_models_own_refund_call_waits_for_a_grant_for_exactly_that_call(
         REFUND,
         f"intent:{paused.run_id}/call:refund-1",
     )
-    assert [t.thread_id for t in cp.paused()] == ["refund-1"]
+    assert [t.thread_id for t in desk_cp.paused()] == ["refund-1"]
     # What is verified is already answered while the call waits.
     assert paused.answer is not None and "Order ORD-1042 was paid 40.0 EUR." in paused.answer
 
 
-def test_an_approved_refund_runs_once_and_the_model_reads_its_outcome(cp: ControlPlane) -> None:
+def test_an_approved_refund_runs_once_and_the_model_reads_its_outcome(
+    desk_cp: ControlPlane,
+) -> None:
     model = ScriptedChatModel(script=refund_desk())
-    graph = _desk(cp, model)
-    cp.run(graph, TASK, thread_id="refund-2")
+    graph = _desk(desk_cp, model)
+    desk_cp.run(graph, TASK, thread_id="refund-2")
 
-    done = cp.resume(graph, "refund-2", {"approve": True, "approver": "alice"})
+    done = desk_cp.resume(graph, "refund-2", {"approve": True, "approver": "alice"})
 
     assert done.status == "answered" and _refunds.REFUNDS == [REFUND]
     [action] = done.actions
@@ -93,17 +85,17 @@ def test_an_approved_refund_runs_once_and_the_model_reads_its_outcome(cp: Contro
     assert told == {"ok": True, "output": {"refund": "RF-1"}, "ledger_id": action.ledger_id}
     # The model went on from its own call, and cited the refund's output.
     assert [c.text for c in done.claims] == [_refunds.PAID, "Refund RF-1 was issued."]
-    assert cp.status("refund-2").result == done
+    assert desk_cp.status("refund-2").result == done
 
 
 def test_a_denied_refund_ends_denied_and_the_model_is_told_who_denied_it(
-    cp: ControlPlane,
+    desk_cp: ControlPlane,
 ) -> None:
     model = ScriptedChatModel(script=refund_desk())
-    graph = _desk(cp, model)
-    cp.run(graph, TASK, thread_id="refund-3")
+    graph = _desk(desk_cp, model)
+    desk_cp.run(graph, TASK, thread_id="refund-3")
 
-    done = cp.resume(
+    done = desk_cp.resume(
         graph, "refund-3", {"approve": False, "approver": "bob", "reason": "outside 30 days"}
     )
 
@@ -116,15 +108,15 @@ def test_a_denied_refund_ends_denied_and_the_model_is_told_who_denied_it(
     assert done.answer is not None and "Refund" not in done.answer
 
 
-def test_a_refund_that_ran_meanwhile_is_refused_as_a_duplicate(cp: ControlPlane) -> None:
+def test_a_refund_that_ran_meanwhile_is_refused_as_a_duplicate(desk_cp: ControlPlane) -> None:
     first_model = ScriptedChatModel(script=refund_desk())
     second_model = ScriptedChatModel(script=refund_desk())
-    first, second = _desk(cp, first_model), _desk(cp, second_model)
-    cp.run(first, TASK, thread_id="refund-4a")
-    cp.run(second, TASK, thread_id="refund-4b")  # both wait for the same refund
+    first, second = _desk(desk_cp, first_model), _desk(desk_cp, second_model)
+    desk_cp.run(first, TASK, thread_id="refund-4a")
+    desk_cp.run(second, TASK, thread_id="refund-4b")  # both wait for the same refund
 
-    cp.resume(first, "refund-4a", {"approve": True, "approver": "alice"})
-    again = cp.resume(second, "refund-4b", {"approve": True, "approver": "alice"})
+    desk_cp.resume(first, "refund-4a", {"approve": True, "approver": "alice"})
+    again = desk_cp.resume(second, "refund-4b", {"approve": True, "approver": "alice"})
 
     assert _refunds.REFUNDS == [REFUND]
     assert again.status == "incomplete"
@@ -135,13 +127,13 @@ def test_a_refund_that_ran_meanwhile_is_refused_as_a_duplicate(cp: ControlPlane)
     assert told["ok"] is False and told["error"]["code"] == "duplicate_effect"
 
 
-def test_a_refund_already_made_comes_back_to_the_model_at_once(cp: ControlPlane) -> None:
-    graph = _desk(cp, ScriptedChatModel(script=refund_desk()))
-    cp.run(graph, TASK, thread_id="refund-5a")
-    cp.resume(graph, "refund-5a", {"approve": True, "approver": "alice"})
+def test_a_refund_already_made_comes_back_to_the_model_at_once(desk_cp: ControlPlane) -> None:
+    graph = _desk(desk_cp, ScriptedChatModel(script=refund_desk()))
+    desk_cp.run(graph, TASK, thread_id="refund-5a")
+    desk_cp.resume(graph, "refund-5a", {"approve": True, "approver": "alice"})
     model = ScriptedChatModel(script=refund_desk())
 
-    later = cp.run(_desk(cp, model), TASK, thread_id="refund-5b")
+    later = desk_cp.run(_desk(desk_cp, model), TASK, thread_id="refund-5b")
 
     # The bus refuses the repeat before any grant is asked for: nobody is asked.
     assert later.pending_grants == () and later.actions == ()
@@ -152,13 +144,13 @@ def test_a_refund_already_made_comes_back_to_the_model_at_once(cp: ControlPlane)
 
 def test_a_refund_whose_handler_fails_ends_incomplete(db_url: str) -> None:
     _refunds.REFUNDS.clear()
-    with ControlPlane.open(db_url, nli=LexicalNLI()) as cp:
-        _refunds.install(cp, failing=True)
+    with ControlPlane.open(db_url, nli=LexicalNLI()) as desk_cp:
+        _refunds.install(desk_cp, failing=True)
         model = ScriptedChatModel(script=refund_desk())
-        graph = _desk(cp, model)
-        cp.run(graph, TASK, thread_id="refund-6")
+        graph = _desk(desk_cp, model)
+        desk_cp.run(graph, TASK, thread_id="refund-6")
 
-        done = cp.resume(graph, "refund-6", {"approve": True, "approver": "alice"})
+        done = desk_cp.resume(graph, "refund-6", {"approve": True, "approver": "alice"})
 
     assert done.status == "incomplete"
     [action] = done.actions
@@ -169,11 +161,11 @@ def test_a_refund_whose_handler_fails_ends_incomplete(db_url: str) -> None:
 
 
 def test_a_refund_the_evidence_does_not_state_is_refused_and_never_lost(
-    cp: ControlPlane,
+    desk_cp: ControlPlane,
 ) -> None:
     model = ScriptedChatModel(script=refund_desk(amount=400.0))
 
-    result = cp.run(_desk(cp, model, rounds=0), TASK, thread_id="refund-7")
+    result = desk_cp.run(_desk(desk_cp, model, rounds=0), TASK, thread_id="refund-7")
 
     # The gate grounds the model's call like any intent: 400 is nowhere in the evidence.
     assert result.status == "abstained" and result.pending_grants == ()
@@ -189,14 +181,14 @@ def test_a_refund_the_evidence_does_not_state_is_refused_and_never_lost(
 
 
 def test_under_arun_and_aresume_the_held_call_is_decided_the_same_way(
-    cp: ControlPlane,
+    desk_cp: ControlPlane,
 ) -> None:
     model = ScriptedChatModel(script=refund_desk())
-    graph = _desk(cp, model)
+    graph = _desk(desk_cp, model)
 
     async def scenario() -> tuple[RunResult, RunResult]:
-        paused = await cp.arun(graph, TASK, thread_id="refund-8")
-        done = await cp.aresume(graph, "refund-8", {"approve": True, "approver": "carol"})
+        paused = await desk_cp.arun(graph, TASK, thread_id="refund-8")
+        done = await desk_cp.aresume(graph, "refund-8", {"approve": True, "approver": "carol"})
         return paused, done
 
     paused, done = asyncio.run(scenario())

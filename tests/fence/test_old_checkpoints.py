@@ -2,13 +2,13 @@
 read is an ``UnreadableCheckpoint`` naming its thread, and nothing runs. Each test
 pauses a refund for a grant on a real SQLite file and a real PostgreSQL database, then
 rewrites the thread's checkpoint in the control plane's own saver as an earlier
-version stored it (or breaks it), and reads it back through ``cp.status`` and
-``cp.resume``. The stand-in NLI model is used: the model is not the subject here."""
+version stored it (or breaks it), and reads it back through ``desk_cp.status`` and
+``desk_cp.resume``. The stand-in NLI model is used: the model is not the subject here."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,7 +18,6 @@ from assay import ControlPlane, UnreadableCheckpoint
 from assay.fence import FencedGraph, RunResult, fence, react_agent, thread_row
 from assay.fence._result import result_from_json, result_to_json
 from assay.testing import ScriptedChatModel, call, claim, hand_over, intent
-from assay.verifier import LexicalNLI
 from tests.fence import _refunds
 
 TASK = {"task": "The customer returned order ORD-1042: refund it."}
@@ -26,15 +25,7 @@ REFUND = {"order": "ORD-1042", "amount": 40.0}
 PAID = "Order ORD-1042 was paid {lookup_order[amount]} {lookup_order[currency]}."
 
 
-@pytest.fixture
-def cp(db_url: str) -> Iterator[ControlPlane]:
-    _refunds.REFUNDS.clear()
-    with ControlPlane.open(db_url, nli=LexicalNLI()) as plane:
-        _refunds.install(plane)
-        yield plane
-
-
-def _desk(cp: ControlPlane, *, refused_first: bool = False) -> FencedGraph:
+def _desk(desk_cp: ControlPlane, *, refused_first: bool = False) -> FencedGraph:
     """A desk whose hand-over proposes the refund as an action intent (the shape
     every version wrote); with ``refused_first``, a first round the gate refuses."""
     wrong = [
@@ -48,14 +39,16 @@ def _desk(cp: ControlPlane, *, refused_first: bool = False) -> FencedGraph:
             claim(PAID, cites="lookup_order"), action_intents=[intent("issue_refund", REFUND)]
         ),
     ]
-    agent = react_agent(ScriptedChatModel(script=script), cp, tools=["lookup_order"])
-    return fence(agent, control_plane=cp, name="refund-desk", max_evidence_rounds=1)
+    agent = react_agent(ScriptedChatModel(script=script), desk_cp, tools=["lookup_order"])
+    return fence(agent, control_plane=desk_cp, name="refund-desk", max_evidence_rounds=1)
 
 
-def _rewrite(cp: ControlPlane, thread_id: str, change: Callable[[dict[str, Any]], None]) -> None:
+def _rewrite(
+    desk_cp: ControlPlane, thread_id: str, change: Callable[[dict[str, Any]], None]
+) -> None:
     """Store the thread's latest checkpoint again with ``change`` applied to its
     values, as the saver stores any checkpoint (changed channels get new versions)."""
-    saver = cp.checkpointer
+    saver = desk_cp.checkpointer
     config: Any = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
     saved = saver.get_tuple(config)
     assert saved is not None
@@ -99,38 +92,38 @@ def _as_a_record(values: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("shape", [_as_an_earlier_version_wrote, _as_a_record])
 def test_a_run_paused_by_an_earlier_version_is_read_and_resumed(
-    cp: ControlPlane, shape: Callable[[dict[str, Any]], None]
+    desk_cp: ControlPlane, shape: Callable[[dict[str, Any]], None]
 ) -> None:
-    graph = _desk(cp)
-    paused = cp.run(graph, TASK, thread_id="old")
+    graph = _desk(desk_cp)
+    paused = desk_cp.run(graph, TASK, thread_id="old")
     assert paused.status == "awaiting_grant"
-    _rewrite(cp, "old", shape)
+    _rewrite(desk_cp, "old", shape)
 
-    shown = cp.status("old").result
+    shown = desk_cp.status("old").result
     assert shown is not None and shown.status == "awaiting_grant"
     assert [p.args for p in shown.pending_grants] == [REFUND]
 
-    done = cp.resume(graph, "old", {"approve": True, "approver": "alice"})
+    done = desk_cp.resume(graph, "old", {"approve": True, "approver": "alice"})
 
     assert done.status == "answered" and _refunds.REFUNDS == [REFUND]
     assert [(a.intent_id, a.status) for a in done.actions] == [("a1", "executed")]
 
 
-def test_every_rounds_reasons_survive_the_checkpoint(cp: ControlPlane) -> None:
-    paused = cp.run(_desk(cp, refused_first=True), TASK, thread_id="rounds")
+def test_every_rounds_reasons_survive_the_checkpoint(desk_cp: ControlPlane) -> None:
+    paused = desk_cp.run(_desk(desk_cp, refused_first=True), TASK, thread_id="rounds")
     assert paused.status == "awaiting_grant"
     [first] = paused.round_reasons
     assert [e["code"] for e in first.errors] == ["unverified_value"]
 
-    shown = cp.status("rounds").result
+    shown = desk_cp.status("rounds").result
 
     assert shown is not None and shown.round_reasons == paused.round_reasons
     assert result_from_json(result_to_json(paused)) == paused
 
 
-def _row_status(cp: ControlPlane, thread_id: str) -> str:
+def _row_status(desk_cp: ControlPlane, thread_id: str) -> str:
     """The thread's status as its row holds it, read without its checkpoint."""
-    row = thread_row(cp.engine, thread_id)
+    row = thread_row(desk_cp.engine, thread_id)
     assert row is not None
     return row.status
 
@@ -143,36 +136,36 @@ def _not_a_call(values: dict[str, Any]) -> None:
     values["pending"] = [{"intent_id": "a1", "tool": 7}]
 
 
-def test_a_result_in_no_known_shape_is_unreadable_and_nothing_runs(cp: ControlPlane) -> None:
-    graph = _desk(cp)
-    cp.run(graph, TASK, thread_id="broken")
-    _rewrite(cp, "broken", _not_a_result)
+def test_a_result_in_no_known_shape_is_unreadable_and_nothing_runs(desk_cp: ControlPlane) -> None:
+    graph = _desk(desk_cp)
+    desk_cp.run(graph, TASK, thread_id="broken")
+    _rewrite(desk_cp, "broken", _not_a_result)
 
     with pytest.raises(UnreadableCheckpoint, match="'colour'") as shown:
-        cp.status("broken")
+        desk_cp.status("broken")
     assert shown.value.thread_id == "broken" and shown.value.code == "unreadable_checkpoint"
     with pytest.raises(UnreadableCheckpoint, match="thread 'broken'"):
-        cp.resume(graph, "broken", {"approve": True, "approver": "alice"})
+        desk_cp.resume(graph, "broken", {"approve": True, "approver": "alice"})
 
     assert _refunds.REFUNDS == []
-    assert _row_status(cp, "broken") == "awaiting_grant"
+    assert _row_status(desk_cp, "broken") == "awaiting_grant"
 
 
-def test_pending_calls_in_no_known_shape_are_unreadable(cp: ControlPlane) -> None:
-    graph = _desk(cp)
-    cp.run(graph, TASK, thread_id="calls")
-    _rewrite(cp, "calls", _not_a_call)
+def test_pending_calls_in_no_known_shape_are_unreadable(desk_cp: ControlPlane) -> None:
+    graph = _desk(desk_cp)
+    desk_cp.run(graph, TASK, thread_id="calls")
+    _rewrite(desk_cp, "calls", _not_a_call)
 
     with pytest.raises(UnreadableCheckpoint, match="pending calls") as raised:
-        cp.resume(graph, "calls", {"approve": True, "approver": "alice"})
+        desk_cp.resume(graph, "calls", {"approve": True, "approver": "alice"})
 
     assert raised.value.thread_id == "calls" and _refunds.REFUNDS == []
-    assert _row_status(cp, "calls") == "awaiting_grant"
+    assert _row_status(desk_cp, "calls") == "awaiting_grant"
 
 
-def test_bytes_that_do_not_decode_are_unreadable(cp: ControlPlane, db_url: str) -> None:
-    graph = _desk(cp)
-    cp.run(graph, TASK, thread_id="bytes")
+def test_bytes_that_do_not_decode_are_unreadable(desk_cp: ControlPlane, db_url: str) -> None:
+    graph = _desk(desk_cp)
+    desk_cp.run(graph, TASK, thread_id="bytes")
     # 0xc1 is the one byte msgpack never uses.
     statement = (
         "UPDATE checkpoints SET checkpoint = X'c1', type = 'msgpack' WHERE thread_id = :t"
@@ -188,12 +181,12 @@ def test_bytes_that_do_not_decode_are_unreadable(cp: ControlPlane, db_url: str) 
         engine.dispose()
 
     with pytest.raises(UnreadableCheckpoint, match="cannot be decoded") as raised:
-        cp.resume(graph, "bytes", {"approve": True, "approver": "alice"})
+        desk_cp.resume(graph, "bytes", {"approve": True, "approver": "alice"})
 
     assert raised.value.thread_id == "bytes" and _refunds.REFUNDS == []
     with pytest.raises(UnreadableCheckpoint, match="thread 'bytes'"):
-        cp.status("bytes")
-    assert _row_status(cp, "bytes") == "awaiting_grant"
+        desk_cp.status("bytes")
+    assert _row_status(desk_cp, "bytes") == "awaiting_grant"
 
 
 def test_a_result_that_is_no_mapping_is_unreadable() -> None:

@@ -5,11 +5,9 @@ reviewer page. On a real SQLite file and a real PostgreSQL database."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from assay import ControlPlane
@@ -29,23 +27,15 @@ ANY_REFUND = {"rules": [{"name": "any-refund", "tool": "issue_refund"}]}
 cli = CliRunner()
 
 
-@pytest.fixture
-def cp(db_url: str) -> Iterator[ControlPlane]:
-    _refunds.REFUNDS.clear()
-    with ControlPlane.open(db_url, nli=LexicalNLI()) as plane:
-        _refunds.install(plane)
-        yield plane
+def _desk(desk_cp: ControlPlane, policy: dict[str, Any] | None) -> FencedGraph:
+    agent = _refunds.agent(desk_cp, ScriptedChatModel(script=refund_desk()))
+    return fence(agent, control_plane=desk_cp, name="refund-desk", policy=policy)
 
 
-def _desk(cp: ControlPlane, policy: dict[str, Any] | None) -> FencedGraph:
-    agent = _refunds.agent(cp, ScriptedChatModel(script=refund_desk()))
-    return fence(agent, control_plane=cp, name="refund-desk", policy=policy)
+def test_a_rule_whose_bound_the_call_exceeds_says_so(desk_cp: ControlPlane) -> None:
+    graph = _desk(desk_cp, SMALL_REFUNDS)
 
-
-def test_a_rule_whose_bound_the_call_exceeds_says_so(cp: ControlPlane) -> None:
-    graph = _desk(cp, SMALL_REFUNDS)
-
-    paused = cp.run(graph, TASK, thread_id="policy-1")
+    paused = desk_cp.run(graph, TASK, thread_id="policy-1")
 
     [pending] = paused.pending_grants
     assert pending.policy == ('rule small-refunds: amount is 40, the rule requires {"le":10}',)
@@ -54,8 +44,10 @@ def test_a_rule_whose_bound_the_call_exceeds_says_so(cp: ControlPlane) -> None:
     assert call.policy == list(pending.policy)
 
 
-def test_a_rule_that_matches_says_what_the_verified_facts_do_not_bind(cp: ControlPlane) -> None:
-    paused = cp.run(_desk(cp, ANY_REFUND), TASK, thread_id="policy-2")
+def test_a_rule_that_matches_says_what_the_verified_facts_do_not_bind(
+    desk_cp: ControlPlane,
+) -> None:
+    paused = desk_cp.run(_desk(desk_cp, ANY_REFUND), TASK, thread_id="policy-2")
 
     [pending] = paused.pending_grants
     [reason] = pending.policy
@@ -64,16 +56,16 @@ def test_a_rule_that_matches_says_what_the_verified_facts_do_not_bind(cp: Contro
     assert "/order: declares no role" in reason
 
 
-def test_a_policy_without_a_rule_for_the_tool_says_so(cp: ControlPlane) -> None:
-    paused = cp.run(_desk(cp, None), TASK, thread_id="policy-3")
+def test_a_policy_without_a_rule_for_the_tool_says_so(desk_cp: ControlPlane) -> None:
+    paused = desk_cp.run(_desk(desk_cp, None), TASK, thread_id="policy-3")
 
     assert paused.pending_grants[0].policy == (
         "no policy rule names issue_refund (the policy holds 0 rule(s))",
     )
 
 
-def test_assay_audit_shows_why_the_pending_call_waits(cp: ControlPlane, db_url: str) -> None:
-    paused = cp.run(_desk(cp, SMALL_REFUNDS), TASK, thread_id="policy-4")
+def test_assay_audit_shows_why_the_pending_call_waits(desk_cp: ControlPlane, db_url: str) -> None:
+    paused = desk_cp.run(_desk(desk_cp, SMALL_REFUNDS), TASK, thread_id="policy-4")
     env = {"COLUMNS": "200"}
 
     as_json = cli.invoke(app, ["audit", paused.run_id, "--db", db_url, "--json"], env=env)

@@ -11,7 +11,7 @@ not the subject here)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import pytest
@@ -22,7 +22,6 @@ from assay import ControlPlane
 from assay.fence import FencedGraph, ReactAgent, bus_tools, fence, handover_response_schema
 from assay.testing import ScriptedChatModel, call, claim, hand_over, intent
 from assay.tool_bus import args_sha256, bus_tool
-from assay.verifier import LexicalNLI
 from tests.fence import _refunds
 
 pytestmark = pytest.mark.filterwarnings(
@@ -36,33 +35,25 @@ PAID = "Order ORD-1042 was paid {lookup_order[amount]} {lookup_order[currency]}.
 Tools = Literal["held", "plain"]
 
 
-@pytest.fixture
-def cp(db_url: str) -> Iterator[ControlPlane]:
-    _refunds.REFUNDS.clear()
-    with ControlPlane.open(db_url, nli=LexicalNLI()) as plane:
-        _refunds.install(plane)
-        yield plane
-
-
-def _tools(cp: ControlPlane, kind: Tools) -> list[BaseTool]:
+def _tools(desk_cp: ControlPlane, kind: Tools) -> list[BaseTool]:
     """The desk's tools as a user builds them: ``bus_tools`` (an irreversible one held
     by the tool itself), or one ``bus_tool`` per registered spec."""
     names = ["lookup_order", "issue_refund"]
     if kind == "held":
-        return list(bus_tools(cp, names))
-    view = cp.registry.view()
-    return [bus_tool(cp.bus, view.get(name)) for name in names]
+        return list(bus_tools(desk_cp, names))
+    view = desk_cp.registry.view()
+    return [bus_tool(desk_cp.bus, view.get(name)) for name in names]
 
 
-def _desk(cp: ControlPlane, model: ScriptedChatModel, kind: Tools) -> FencedGraph:
+def _desk(desk_cp: ControlPlane, model: ScriptedChatModel, kind: Tools) -> FencedGraph:
     from langgraph.prebuilt import create_react_agent  # pyright: ignore[reportDeprecated]
 
-    tools = _tools(cp, kind)
+    tools = _tools(desk_cp, kind)
     theirs = create_react_agent(  # pyright: ignore[reportDeprecated]
         model, tools, response_format=handover_response_schema()
     )
     agent = ReactAgent(theirs, name="their-desk", tools=tools)
-    return fence(agent, control_plane=cp, name="refund-desk", max_evidence_rounds=0)
+    return fence(agent, control_plane=desk_cp, name="refund-desk", max_evidence_rounds=0)
 
 
 def _script(*refund_calls: Mapping[str, Any]) -> list[Any]:
@@ -88,12 +79,12 @@ def _told(model: ScriptedChatModel) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("kind", ["held", "plain"])
 def test_the_models_own_refund_waits_and_runs_once_when_approved(
-    cp: ControlPlane, kind: Tools
+    desk_cp: ControlPlane, kind: Tools
 ) -> None:
     model = ScriptedChatModel(script=_script(REFUND))
-    graph = _desk(cp, model, kind)
+    graph = _desk(desk_cp, model, kind)
 
-    paused = cp.run(graph, TASK, thread_id=f"approve-{kind}")
+    paused = desk_cp.run(graph, TASK, thread_id=f"approve-{kind}")
 
     # Never answered without a pending grant: the run waits for exactly that call.
     assert paused.status == "awaiting_grant" and _refunds.REFUNDS == []
@@ -102,7 +93,7 @@ def test_the_models_own_refund_waits_and_runs_once_when_approved(
     assert pending.args_sha256 == args_sha256(REFUND)
     assert pending.intent_id == "call:scripted-2" and pending.depends_on == ("c1",)
 
-    done = cp.resume(graph, f"approve-{kind}", {"approve": True, "approver": "alice"})
+    done = desk_cp.resume(graph, f"approve-{kind}", {"approve": True, "approver": "alice"})
 
     assert done.status == "answered" and _refunds.REFUNDS == [REFUND]
     [action] = done.actions
@@ -119,12 +110,14 @@ def test_the_models_own_refund_waits_and_runs_once_when_approved(
 
 
 @pytest.mark.parametrize("kind", ["held", "plain"])
-def test_a_denied_refund_ends_denied_and_the_agent_is_told(cp: ControlPlane, kind: Tools) -> None:
+def test_a_denied_refund_ends_denied_and_the_agent_is_told(
+    desk_cp: ControlPlane, kind: Tools
+) -> None:
     model = ScriptedChatModel(script=_script(REFUND))
-    graph = _desk(cp, model, kind)
-    cp.run(graph, TASK, thread_id=f"deny-{kind}")
+    graph = _desk(desk_cp, model, kind)
+    desk_cp.run(graph, TASK, thread_id=f"deny-{kind}")
 
-    done = cp.resume(
+    done = desk_cp.resume(
         graph, f"deny-{kind}", {"approve": False, "approver": "bob", "reason": "too late"}
     )
 
@@ -136,16 +129,16 @@ def test_a_denied_refund_ends_denied_and_the_agent_is_told(cp: ControlPlane, kin
     assert "bob" in told["error"]["message"]
 
 
-def test_the_same_refund_asked_for_twice_is_one_pending_call(cp: ControlPlane) -> None:
+def test_the_same_refund_asked_for_twice_is_one_pending_call(desk_cp: ControlPlane) -> None:
     # The prebuilt loop goes back to the model after a held call; this one asks again.
     model = ScriptedChatModel(script=_script(REFUND, REFUND))
-    graph = _desk(cp, model, "plain")
+    graph = _desk(desk_cp, model, "plain")
 
-    paused = cp.run(graph, TASK, thread_id="twice")
+    paused = desk_cp.run(graph, TASK, thread_id="twice")
 
     [pending] = paused.pending_grants
     assert pending.intent_id == "call:scripted-2"
-    done = cp.resume(graph, "twice", {"approve": True, "approver": "alice"})
+    done = desk_cp.resume(graph, "twice", {"approve": True, "approver": "alice"})
 
     assert _refunds.REFUNDS == [REFUND]
     [action] = done.actions
@@ -155,7 +148,7 @@ def test_the_same_refund_asked_for_twice_is_one_pending_call(cp: ControlPlane) -
 
 
 def test_an_intent_the_model_also_writes_for_its_call_is_not_a_second_one(
-    cp: ControlPlane,
+    desk_cp: ControlPlane,
 ) -> None:
     model = ScriptedChatModel(
         script=[
@@ -168,16 +161,16 @@ def test_an_intent_the_model_also_writes_for_its_call_is_not_a_second_one(
         ]
     )
 
-    paused = cp.run(_desk(cp, model, "plain"), TASK, thread_id="restated")
+    paused = desk_cp.run(_desk(desk_cp, model, "plain"), TASK, thread_id="restated")
 
     [pending] = paused.pending_grants
     assert (pending.intent_id, pending.args) == ("call:scripted-2", REFUND)
 
 
-def test_a_refund_the_evidence_does_not_state_is_reported_not_run(cp: ControlPlane) -> None:
+def test_a_refund_the_evidence_does_not_state_is_reported_not_run(desk_cp: ControlPlane) -> None:
     model = ScriptedChatModel(script=_script({"order": "ORD-1042", "amount": 400.0}))
 
-    result = cp.run(_desk(cp, model, "plain"), TASK, thread_id="ungrounded")
+    result = desk_cp.run(_desk(desk_cp, model, "plain"), TASK, thread_id="ungrounded")
 
     # The gate grounds the model's call like any intent: 400 is nowhere in the evidence.
     assert result.status == "abstained" and result.pending_grants == ()

@@ -4,7 +4,7 @@ SQLite file and on the real PostgreSQL server, driven through FastAPI's TestClie
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from assay import ControlPlane
 from assay.apps import reference
+from assay.control_plane import GraphFactory
 from assay.service import ServiceSettings, TokenStore, create_app
 from assay.verifier import LexicalNLI
 
@@ -66,7 +67,12 @@ def served_plane(db_url: str, outbox: Path) -> Iterator[ControlPlane]:
 
 def serve(cp: ControlPlane, **settings: Any) -> Service:
     """The invoice audit served on ``cp`` with ``settings``."""
-    app = create_app(cp, {GRAPH: reference.served_graph}, settings=ServiceSettings(**settings))
+    return serve_graphs(cp, {GRAPH: reference.served_graph}, **settings)
+
+
+def serve_graphs(cp: ControlPlane, graphs: Mapping[str, GraphFactory], **settings: Any) -> Service:
+    """``graphs`` (name to factory) served on ``cp`` with ``settings``."""
+    app = create_app(cp, graphs, settings=ServiceSettings(**settings))
     return Service(cp=cp, client=TestClient(app), tokens=TokenStore(cp.engine))
 
 

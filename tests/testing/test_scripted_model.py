@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from assay import ControlPlane, ToolSpec
 from assay.fence import fence, react_agent
@@ -152,3 +152,97 @@ def test_a_template_naming_a_result_nobody_returned_says_which() -> None:
 def test_a_script_of_other_things_is_refused() -> None:
     with pytest.raises(TypeError, match="call"):
         ScriptedChatModel(script=["lookup the order"])  # type: ignore[list-item]
+
+
+# --- a place read from the conversation -------------------------------------------------
+
+REFUNDED = "Refund {issue_refund[refund]} was issued."
+
+
+def _refund_script(*first_round: Any) -> list[Any]:
+    """(A refused round first, when given,) then look the order up, refund it, hand over
+    the total, and once the refund is decided, the total and the refund."""
+    return [
+        *first_round,
+        call("lookup_order", order="D-4410"),
+        call("issue_refund", order="D-4410", amount=29.97),
+        hand_over(claim(TOTAL, cites="lookup_order")),
+        hand_over(claim(TOTAL, cites="lookup_order"), claim(REFUNDED, cites="issue_refund")),
+    ]
+
+
+def _held_desk(cp: ControlPlane, model: ScriptedChatModel) -> Any:
+    """The desk whose model calls ``issue_refund`` itself."""
+    agent = react_agent(model, cp, tools=["lookup_order", "issue_refund"])
+    return fence(agent, control_plane=cp, name="refund-desk")
+
+
+@pytest.mark.parametrize(
+    "first_round",
+    [
+        (),
+        (
+            call("lookup_order", order="D-4410"),
+            hand_over(claim("The total of order D-4410 was 31.00 USD.", cites="lookup_order")),
+        ),
+    ],
+    ids=["paused-in-its-first-round", "paused-after-a-refused-round"],
+)
+def test_a_run_resumed_on_a_new_model_goes_on_where_it_paused(
+    cp: ControlPlane, first_round: tuple[Any, ...]
+) -> None:
+    """A resume in another process (``assay resume``, the HTTP service) builds the graph,
+    and its model, anew: the model finds its place in the conversation, after the
+    refused round's hand-over where there was one."""
+    script = _refund_script(*first_round)
+    desk = _held_desk(cp, ScriptedChatModel(script=script))
+    paused = cp.run(desk, {"task": "Refund order D-4410."}, thread_id="t")
+    assert paused.status == "awaiting_grant", paused
+    assert paused.rounds == (1 if first_round else 0)
+
+    anew = ScriptedChatModel(script=script)  # what another process builds
+    done = cp.resume(_held_desk(cp, anew), "t", {"approve": True, "approver": "ana"})
+
+    assert done.status == "answered", done
+    assert [(a.tool, a.status) for a in done.actions] == [("issue_refund", "executed")]
+    assert [c.text for c in done.claims] == [
+        "The total of order D-4410 was 29.97 USD.",
+        "Refund R-1 was issued.",
+    ]
+    # The new model asked for nothing again: its round's calls are the paused ones.
+    asked = [c["name"] for m in anew.messages[-1] if isinstance(m, AIMessage) for c in m.tool_calls]
+    assert asked == ["lookup_order", "issue_refund"] and anew.finished
+
+
+def test_one_model_serves_many_runs_each_from_the_start_of_its_script(cp: ControlPlane) -> None:
+    model = ScriptedChatModel(
+        script=[call("lookup_order", order="D-4410"), hand_over(claim(TOTAL, cites="lookup_order"))]
+    )
+    graph = _desk(cp, model)
+
+    results = [cp.run(graph, {"task": "What was the total of order D-4410?"}) for _ in range(2)]
+
+    assert [r.status for r in results] == ["answered", "answered"]
+    assert [len(r.claims) for r in results] == [1, 1]
+    assert model.finished
+
+
+def test_a_refused_hand_over_that_fits_no_step_says_so() -> None:
+    model = ScriptedChatModel(script=[hand_over(claim(TOTAL, cites="lookup_order"))])
+    refusal = (
+        "The control plane refused your previous hand-over. ...\n\nYour previous hand-over:\n"
+        '{"claims": [{"id": "c1", "type": "Assertion", "text": "Something else."}]}'
+    )
+    with pytest.raises(ScriptError, match="fits no hand_over"):
+        model.invoke([HumanMessage(content="go"), HumanMessage(content=refusal)])
+
+
+def test_an_optional_claim_is_left_out_when_its_result_is_not_there() -> None:
+    """A refund claim after a denial: no ``issue_refund`` result to write it from."""
+    refunded = claim("Refund {issue_refund[refund]} was issued.", optional=True)
+    model = ScriptedChatModel(script=[hand_over(claim("Nothing was refunded."), refunded)])
+    writer = model.bind_tools([{"title": "handover", "type": "object"}])
+
+    [written] = writer.invoke("go").tool_calls
+
+    assert [c["text"] for c in written["args"]["claims"]] == ["Nothing was refunded."]
