@@ -855,6 +855,7 @@ BENCHMARKS: dict[str, Callable[[_Reader], str]] = {
     "agent_threshold": _agent_threshold,
     # The accounted bar, fitted on a run with the bar at its previous value.
     "accounted_bar": _accounted_bar,
+    "agent_grounding_bar_fit": _agent_grounding,
     # A candidate model trained on a GPU, measured against the shipped one; not shipped.
     "verifier_candidate_h200": _verifier_candidate,
     "verifier_speed": _verifier_speed,
