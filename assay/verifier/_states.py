@@ -32,9 +32,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from assay._text import word_table
 from assay.grounding import find_numbers
+from assay.verifier._slots import ancestors
 from assay.verifier._text import content_words
 
 #: Each class's words, as a record writes them (``under_review``) or a sentence does
@@ -142,22 +144,40 @@ _INLINE = re.compile(
 _HTTP_FAILED = re.compile(r"(?:HTTP/\d(?:\.\d)?\s+|->\s*)(?P<code>[45]\d\d)\b[^\n]*")
 
 
-def state_lines(text: str) -> Iterator[StateLine]:
-    """Every field of ``text`` (what was read of one entry) that states a class."""
-    json_like = bool(_FIELD.search(text))
+def state_lines(text: str) -> tuple[StateLine, ...]:
+    """Every field of ``text`` (what was read of one entry) that states a class.
+    Linear in the text: each JSON line is filed once under the object it is in."""
+    return _state_lines(text)
+
+
+@lru_cache(maxsize=64)
+def _state_lines(text: str) -> tuple[StateLine, ...]:
+    if _FIELD.search(text):
+        return tuple(_json_state_lines(text))
+    return tuple(_text_state_lines(text))
+
+
+def _json_state_lines(text: str) -> Iterator[StateLine]:
+    by_object: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        by_object.setdefault(_parent(line.partition(": ")[0]), []).append(line)
     for match in _FIELD.finditer(text):
         state = class_of(match.group("value"))
         if state is not None:
             path = match.group("path")
-            record, own = _record(text, path), _record(text, path, own=True)
+            holder = _parent(path)
+            own = "\n".join(by_object.get(holder, ()))
+            above = ("\n".join(by_object.get(a, ())) for a in ancestors(holder) if a != holder)
+            record = "\n".join([*above, own])
             yield StateLine(match.span(), state, record, own, path)
-    if json_like:
-        return
+
+
+def _text_state_lines(text: str) -> Iterator[StateLine]:
     before: list[str] = []  # the two lines before: a response and its request
     for start, body in _lines(text):
         for match in _INLINE.finditer(body):
             state = class_of(match.group("value"))
-            if state is not None:  # a response is about the request on the line before
+            if state is not None:
                 # A table row stands alone; a response is about the request before it.
                 record = body if _TABLE_ROW.match(body) else "\n".join([*before, body])
                 yield StateLine((start, start + len(body)), state, record, record)
@@ -182,19 +202,6 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
         at += len(raw)
 
 
-def _record(view: str, path: str, *, own: bool = False) -> str:
-    """The lines of the JSON view that belong to the record holding ``path``: its
-    own fields and (unless ``own``) those of the objects above it."""
-    holder = _parent(path)
-    lines = []
-    for line in view.splitlines():
-        parent = _parent(line.partition(": ")[0])
-        above = not parent or holder.startswith((parent + ".", parent + "["))
-        if holder == parent or (above and not own):
-            lines.append(line)
-    return "\n".join(lines)
-
-
 def _parent(path: str) -> str:
     cut = max(path.rfind("."), path.rfind("["))
     return path[: max(cut, 0)]
@@ -215,8 +222,7 @@ def contradicting(lines: list[StateLine], clause: str, anchors: list[str]) -> St
     said = said_classes(clause)
     if not said:
         return None
-    folded = [a.casefold() for a in anchors]
-    specific = [[line for line in lines if a in line.own.casefold()] for a in folded]
+    specific = [[line for line in lines if _writes(line.own, a)] for a in anchors]
     words = set(re.findall(r"[a-z][a-z0-9._-]{2,}[a-z0-9]", clause.casefold()))
     specific += [[line for line in lines if line.names(w)] for w in sorted(words)]
     groups = [group for group in specific if group]
@@ -266,13 +272,22 @@ def codes(clause: str) -> list[str]:
     return _CODE.findall(clause)
 
 
+def _writes(text: str, anchor: str) -> bool:
+    """Whether ``text`` writes ``anchor`` whole (``T-5`` is not in ``T-50``)."""
+    return _anchor_pattern(anchor).search(text) is not None
+
+
+@lru_cache(maxsize=256)
+def _anchor_pattern(anchor: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(anchor)}(?![\w-])", re.IGNORECASE)
+
+
 def about(record: str, clause: str, anchors: list[str]) -> bool:
     """Whether ``clause`` speaks of ``record``: one of its anchors (identifiers and
     names, found by the caller) is written there, or, with none, half of its content
     words are."""
     if anchors:
-        folded = record.casefold()
-        return any(a.casefold() in folded for a in anchors)
+        return any(_writes(record, a) for a in anchors)
     words = set(content_words(clause))
     held = set(content_words(record))
     return bool(words) and len(words & held) * 2 >= len(words)

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from assay.grounding import view_of
-from assay.verifier._states import clash, contradicting, said_classes, state_lines
+from assay.verifier._states import StateLine, clash, contradicting, said_classes, state_lines
 
 
-def _fields(record: object) -> list:
+def _fields(record: object) -> list[StateLine]:
     text = record if isinstance(record, str) else json.dumps(record)
     return list(state_lines(view_of(text).text))
 
@@ -110,3 +110,15 @@ def test_a_nested_objects_state_is_not_its_parents() -> None:
     fields = _fields(flight)
     assert contradicting(fields, "NX 482 is running late", ["NX 482"]) is None
     assert contradicting(fields, "NX 481 is expected to land at 07:32", ["NX 481"]) is not None
+
+
+def test_an_anchor_names_its_record_whole() -> None:
+    tickets = {
+        "tickets": [
+            {"id": "T-5", "status": "pending"},
+            {"id": "T-50", "status": "completed"},
+        ]
+    }
+    fields = _fields(tickets)
+    assert contradicting(fields, "Ticket T-5 was completed.", ["T-5"]) is not None
+    assert contradicting(fields, "Ticket T-50 was completed.", ["T-50"]) is None

@@ -16,16 +16,17 @@ from assay.grounding import extract_identifiers
 from assay.verifier._accounted import names_of
 from assay.verifier._context import PropositionContext
 from assay.verifier._pipeline import CheckSpec, Example, Finding
-from assay.verifier._states import codes, contradicting, state_lines
+from assay.verifier._states import codes, contradicting, said_classes, state_lines
 from assay.verifier.checks._common import pointed, quoted
 
 
 def _find(context: PropositionContext) -> Finding | None:
+    pieces = [(piece, anchors) for piece, anchors in _pieces(context) if said_classes(piece)]
+    if not pieces:
+        return None
     readings = context.final_readings
     fields = [(i, line) for i, r in enumerate(readings) for line in state_lines(r.text)]
-    if not fields:
-        return None
-    for piece, anchors in _pieces(context):
+    for piece, anchors in pieces:
         found = contradicting([line for _, line in fields], piece, anchors)
         if found is None:
             continue
