@@ -26,7 +26,8 @@ run at the larger sizes (recorded as ``null``).
 
 Each of the verifier's deterministic checks (``checks``) is timed on hostile claims
 and evidence (:data:`CHECK_FAMILIES`: repeated numbers, negations, clause chains,
-party names, dates and words of plan, runs of capitals, blanks and opening quotes)
+party names, dates and words of plan, states, runs of capitals, blanks and opening
+quotes)
 at 4,000 and 16,000 characters, once with the claim growing against 400 characters
 of evidence and once with the evidence growing against a 400-character claim; the
 ``growth`` of each check, family and side is the ratio of the two times (linear: 4;
@@ -68,6 +69,7 @@ from assay.verifier._flags import flag_conflict, flag_support, state_conflict
 from assay.verifier._polarity import negated, opposite_polarity, polarity_conflict
 from assay.verifier._premises import read
 from assay.verifier._rows import row_mismatch
+from assay.verifier._states import codes, contradicting, state_lines
 from assay.verifier._text import split_claim, split_clauses
 from benchmarks._common import RESULTS, write_result
 
@@ -143,7 +145,7 @@ def _middle_claim(text: str) -> str:
 
 
 def _record_checks(text: str) -> object:
-    """The flag, outcome and role checks on what the verifier reads of ``text`` for
+    """The flag, outcome, state and role checks on what the verifier reads of ``text`` for
     two propositions about the row in the middle: one that states a flag and an
     outcome the other way, one that gives a name another field's role."""
     rows = text.count("ST-")
@@ -158,6 +160,7 @@ def _record_checks(text: str) -> object:
             flag_conflict(reading, claim),
             flag_support(reading, claim),
             state_conflict(reading, claim),
+            contradicting(list(state_lines(reading)), claim, [middle]),
             wrong_field(reading, claim),
             wrong_party(reading, claim),
         ]
@@ -284,6 +287,10 @@ CHECK_FAMILIES: dict[str, tuple[Callable[[int], str], Callable[[int], str]]] = {
         _same("reviewed by Dana Ruiz, "),
     ),
     "prefixed": (_same("unpaid inactive non-refundable "), _same("paid active refundable ")),
+    "states": (
+        _numbered("job J-{i} status=queued\n"),
+        _same("all jobs completed, and none failed, and "),
+    ),
     "capitals": (_same("A", tail=" x (lender)"), _same("A", tail=" x")),
     "blanks": (_same(" ", "EUR 5", " more than 6 (lender)"), _same(" ", "5", " more than 6")),
     "open_quotes": (_same("\u201cabc "), _same("\u201cabc ")),
@@ -306,6 +313,7 @@ CHECKS: dict[str, Callable[[str, str], object]] = {
     "flag_conflict": flag_conflict,
     "flag_support": flag_support,
     "state_conflict": state_conflict,
+    "state_mismatch": lambda e, c: contradicting(list(state_lines(e)), c, codes(c)),
     "polarity_conflict": lambda e, c: polarity_conflict(e, c),
     "polarity_conflict_clause": lambda e, c: polarity_conflict(e, c, shared_negation=True),
     "opposite_polarity": lambda e, c: opposite_polarity(c, e),

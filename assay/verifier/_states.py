@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from http import HTTPStatus
 
 from assay._text import word_table
 from assay.grounding import find_numbers
@@ -141,7 +142,26 @@ _INLINE = re.compile(
     re.IGNORECASE,
 )
 #: An HTTP response line that failed: ``HTTP/1.1 409 Conflict``, ``-> 403 Forbidden``.
-_HTTP_FAILED = re.compile(r"(?:HTTP/\d(?:\.\d)?\s+|->\s*)(?P<code>[45]\d\d)\b[^\n]*")
+#: Or a failed status written with its reason phrase (``502 Bad Gateway``, ``npm error
+#: 404 Not Found``), the phrases as the standard library names them.
+_PHRASES = "|".join(
+    re.escape(status.phrase) for status in HTTPStatus if status.value >= 400 and status.phrase
+)
+_HTTP_FAILED = re.compile(
+    rf"(?:HTTP/\d(?:\.\d)?\s+|->\s*)(?P<code>[45]\d\d)\b[^\n]*"
+    rf"|\b(?P<bare>[45]\d\d)\s+(?:{_PHRASES})\b[^\n]*",
+    re.IGNORECASE,
+)
+#: A response that succeeded: ``HTTP/1.1 200 OK``, ``-> 202 Accepted``, ``201 Created``.
+_HTTP_OK = re.compile(
+    r"(?:HTTP/\d(?:\.\d)?\s+|->\s*)(?P<code>2\d\d)\b[^\n]*"
+    r"|\b(?P<bare>2\d\d)\s+(?:OK|Created|Accepted|No Content)\b[^\n]*",
+)
+#: A JSON response's numeric status: ``status: 422``, ``status_code: 503``.
+_FAILED_FIELD = re.compile(
+    r"^(?:[^\n:]*[._])?(?:status|status_code|http_status|statuscode): [45]\d\d$",
+    re.MULTILINE | re.IGNORECASE,
+)
 
 
 def state_lines(text: str) -> tuple[StateLine, ...]:
@@ -152,12 +172,14 @@ def state_lines(text: str) -> tuple[StateLine, ...]:
 
 @lru_cache(maxsize=64)
 def _state_lines(text: str) -> tuple[StateLine, ...]:
-    if _FIELD.search(text):
+    if _FIELD.search(text) or _FAILED_FIELD.search(text):
         return tuple(_json_state_lines(text))
     return tuple(_text_state_lines(text))
 
 
 def _json_state_lines(text: str) -> Iterator[StateLine]:
+    for match in _FAILED_FIELD.finditer(text):
+        yield StateLine(match.span(), "failed", text, text, response=True)
     by_object: dict[str, list[str]] = {}
     for line in text.splitlines():
         by_object.setdefault(_parent(line.partition(": ")[0]), []).append(line)
@@ -181,10 +203,13 @@ def _text_state_lines(text: str) -> Iterator[StateLine]:
                 # A table row stands alone; a response is about the request before it.
                 record = body if _TABLE_ROW.match(body) else "\n".join([*before, body])
                 yield StateLine((start, start + len(body)), state, record, record)
-        failed = _HTTP_FAILED.search(body)
-        if failed is not None:
-            span = (start + failed.start(), start + failed.end())
-            yield StateLine(span, "failed", text, text, response=True)
+        for pattern, state in ((_HTTP_FAILED, "failed"), (_HTTP_OK, "")):
+            found = pattern.search(body)
+            if found is not None:  # a success among failures leaves the entry undecided
+                code = found.group("code") or found.group("bare")
+                state = state or ("accepted" if code == "202" else "done")
+                span = (start + found.start(), start + found.end())
+                yield StateLine(span, state, text, text, response=True)
         before = [*before, body][-2:] if body.strip() else before
 
 

@@ -4,6 +4,7 @@ record a clause speaks of, and what a negation or a future leaves alone."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -122,3 +123,35 @@ def test_an_anchor_names_its_record_whole() -> None:
     fields = _fields(tickets)
     assert contradicting(fields, "Ticket T-5 was completed.", ["T-5"]) is not None
     assert contradicting(fields, "Ticket T-50 was completed.", ["T-50"]) is None
+
+
+@pytest.mark.parametrize(
+    ("response", "claim"),
+    [
+        (
+            "GET /v2/meters/M-1/reads\n502 Bad Gateway\nupstream did not respond",
+            "Fetching the reads of meter M-1 succeeded.",
+        ),
+        (
+            "$ npm install ui-kit\nnpm error 404 Not Found - GET https://registry.example.org/ui-kit",
+            "The npm install of ui-kit succeeded.",
+        ),
+        (
+            json.dumps({"message": "Validation of the issue failed", "status": 422}),
+            "Creating the issue succeeded.",
+        ),
+    ],
+)
+def test_a_failed_status_with_its_phrase_or_in_a_field_is_a_failed_response(
+    response: str, claim: str
+) -> None:
+    fields = _fields(response)
+    assert [f.state for f in fields] == ["failed"]
+    assert contradicting(fields, claim, re.findall(r"M-1", claim)) is not None
+
+
+def test_a_success_among_failures_leaves_the_entry_undecided() -> None:
+    log = "POST /refunds\nHTTP/1.1 503 Service Unavailable\nPOST /refunds\nHTTP/1.1 201 Created"
+    fields = _fields(log)
+    assert sorted(f.state for f in fields) == ["done", "failed"]
+    assert contradicting(fields, "The refund call succeeded on the second try.", []) is None
