@@ -92,15 +92,20 @@ def class_of(value: str) -> str | None:
     return _CLASS_OF.get(words)
 
 
+#: How far before a state word a negation or a future may stand (three words).
+_LOOK_BACK = 48
+
+
 def said_classes(clause: str) -> set[str]:
     """The classes a clause puts its subject in: its state words that no negation
     stands before ("has not completed" says nothing)."""
     found: set[str] = set()
     for match in _WORD.finditer(clause):
-        if _NEGATED.search(clause[: match.start()]):
+        before = clause[max(match.start() - _LOOK_BACK, 0) : match.start()]
+        if _NEGATED.search(before):
             continue
         word = " ".join(re.split(r"[\s_-]+", match.group(1).casefold()))
-        future = _FUTURE.search(clause[: match.start()])
+        future = _FUTURE.search(before)
         found.add("waiting" if future else _CLASS_OF[word])
     return found
 
