@@ -42,6 +42,7 @@ from assay.grounding import (
     view_of,
 )
 from assay.ledger import LedgerEntry
+from assay.verifier._part_counts import counted_part
 from assay.verifier._slots import holds, scopes
 from assay.verifier._text import content_words, stem_set
 
@@ -162,14 +163,16 @@ def _rows_account(
     every = len(bound) == len(records) or not (slots.identifiers or slots.names)
     about = [span for _, span in records] if every else [spans[r] for r in bound if r in spans]
     checks = check_values(text, [view.text])
-    if _part_stated(text, checks):
+    parts = _parts(text, checks)
+    if not all(counted_part(text, part, whole, view) for part, whole in parts):
         return None
     stated = [(c.occurrence.start, c.occurrence.end) for c in checks if c.occurrence is not None]
     stating = [span for span in spans.values() if any(_inside(s, span) for s in stated)]
-    computed: list[str] = []
+    counted = {id(part) for part, _ in parts}
+    computed: list[str] = [part.value.text for part, _ in parts]
     for check in checks:
         computation = check.computation
-        if check.status == "found":
+        if check.status == "found" or id(check) in counted:
             continue
         if check.status != "computed" or computation is None:
             return None
@@ -220,14 +223,22 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 def _part_stated(text: str, checks: Sequence[ValueCheck]) -> bool:
     """Whether ``text`` states a part of a group it counts ("three of the five sales
-    were flats") with the part written somewhere in the evidence but not counted
-    there: the 3 of another column is no count of the flats, and a group computed
-    is no proof that the part is a count of it."""
-    for part, whole in itertools.pairwise(checks):
-        between = text[part.value.end : whole.value.start]
-        if part.status == "found" and whole.status == "computed" and _OF_THE.fullmatch(between):
-            return True
-    return False
+    were flats"): the 3 of another column, or a count of something else, is no
+    count of the flats, and a group computed is no proof that the part is a count
+    of it. Only the rows of a whole entry can count it
+    (:func:`assay.verifier._part_counts.counted_part`)."""
+    return bool(_parts(text, checks))
+
+
+def _parts(text: str, checks: Sequence[ValueCheck]) -> list[tuple[ValueCheck, ValueCheck]]:
+    """Each part of a computed group (written in the evidence, computed as some
+    other count, or not found at all), with the group it is a part of."""
+    return [
+        (part, whole)
+        for part, whole in itertools.pairwise(checks)
+        if whole.status == "computed"
+        and _OF_THE.fullmatch(text[part.value.end : whole.value.start])
+    ]
 
 
 #: What stands between a part and the group it is of: "three *of the* five".

@@ -186,3 +186,43 @@ def test_a_value_computed_over_other_fields_or_wrongly_accounts_for_nothing(
     store: ControlPlane, evidence: str, claim: str
 ) -> None:
     assert accounted(claim, [_entry(store, evidence)]) is None
+
+
+SALES_TABLE = (
+    "DATE        ADDRESS            TYPE      PRICE_GBP\n"
+    "2024-02-14  4 Larchmere Court  flat      338,500\n"
+    "2024-04-30  22 Elmdale Road    terraced  612,000\n"
+    "2024-06-11  9 Larchmere Court  flat      471,250\n"
+    "2024-07-19  41 Cotham Vale     flat      449,995\n"
+    "2024-08-02  3 Redland Mews     semi      795,000\n"
+)
+PODS = json.dumps(
+    {
+        "pods": [
+            {"name": "payments-api-1", "status": "Running"},
+            {"name": "payments-api-2", "status": "Running"},
+            {"name": "payments-api-3", "status": "CrashLoopBackOff"},
+            {"name": "payments-worker-1", "status": "Running"},
+        ]
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "counted"),
+    [
+        (SALES_TABLE, "Three of the five sales were flats.", True),
+        (SALES_TABLE, "Two of the five sales were flats.", False),  # a miscount
+        (SALES_TABLE, "One of the five sales was terraced.", True),
+        (PODS, "Two of the three payments-api pods are Running.", True),
+        (PODS, "Three of the four pods are Running.", True),
+        (PODS, "Three of the three payments-api pods are Running.", False),
+    ],
+)
+def test_a_part_of_a_group_is_counted_over_the_rows(
+    store: ControlPlane, evidence: str, claim: str, counted: bool
+) -> None:
+    found = accounted(claim, [_entry(store, evidence)])
+    assert (found is not None) is counted
+    if found is not None:
+        assert claim.split()[0] in found.computed
