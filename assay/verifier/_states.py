@@ -98,7 +98,8 @@ _LOOK_BACK = 48
 
 def said_classes(clause: str) -> set[str]:
     """The classes a clause puts its subject in: its state words that no negation
-    stands before ("has not completed" says nothing)."""
+    stands before ("has not completed" says nothing); one after "will", "to be" or
+    "expected to" is still to come ("will be delivered" waits)."""
     found: set[str] = set()
     for match in _WORD.finditer(clause):
         before = clause[max(match.start() - _LOOK_BACK, 0) : match.start()]
