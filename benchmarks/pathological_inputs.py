@@ -287,10 +287,7 @@ CHECK_FAMILIES: dict[str, tuple[Callable[[int], str], Callable[[int], str]]] = {
         _same("reviewed by Dana Ruiz, "),
     ),
     "prefixed": (_same("unpaid inactive non-refundable "), _same("paid active refundable ")),
-    "states": (
-        _numbered("job J-{i} status=queued\n"),
-        _same("all jobs completed, and none failed, and "),
-    ),
+    "states": (_numbered("job J-{i} status=queued\n"), _same("all jobs completed, none failed, ")),
     "capitals": (_same("A", tail=" x (lender)"), _same("A", tail=" x")),
     "blanks": (_same(" ", "EUR 5", " more than 6 (lender)"), _same(" ", "5", " more than 6")),
     "open_quotes": (_same("\u201cabc "), _same("\u201cabc ")),

@@ -14,9 +14,10 @@ caller (or the ledger) holds.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from assay._text import (
@@ -133,11 +134,19 @@ def join_sentences(sentences: Sequence[str]) -> str:
     return " ".join(s.strip() for s in sentences if s.strip())
 
 
-@cache
-def _stemmer() -> Any:
-    import snowballstemmer  # pyright: ignore[reportMissingTypeStubs]
+#: A Snowball stemmer keeps the word it works on in the object itself, so two threads
+#: sharing one corrupt each other's word (an ``IndexError`` under a served load): each
+#: thread has its own.
+_PER_THREAD = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer() -> Any:
+    stemmer = getattr(_PER_THREAD, "stemmer", None)
+    if stemmer is None:
+        import snowballstemmer  # pyright: ignore[reportMissingTypeStubs]
+
+        stemmer = _PER_THREAD.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 def word_stems(text: str) -> list[str]:
