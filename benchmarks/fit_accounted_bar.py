@@ -36,6 +36,7 @@ if __package__ in (None, ""):
 
 from benchmarks._common import RESULTS, write_result
 from benchmarks.agent_grounding import tuning_domains
+from benchmarks.fit_agent_threshold import REFUSAL_FLOOR, answer_rates
 
 
 def answered(outcome: Mapping[str, Any], bar: float | None) -> bool:
@@ -48,14 +49,7 @@ def answered(outcome: Mapping[str, Any], bar: float | None) -> bool:
 
 
 def rates(outcomes: Sequence[Mapping[str, Any]], bar: float | None) -> dict[str, float]:
-    supported = [o for o in outcomes if o["label"] == "supported"]
-    unsupported = [o for o in outcomes if o["label"] != "supported"]
-    return {
-        "supported_answered": round(sum(answered(o, bar) for o in supported) / len(supported), 4),
-        "unsupported_refused": round(
-            sum(not answered(o, bar) for o in unsupported) / len(unsupported), 4
-        ),
-    }
+    return answer_rates(outcomes, lambda o: answered(o, bar))
 
 
 def fit(outcomes: Sequence[Mapping[str, Any]], floor: float, run_bar: float) -> dict[str, Any]:
@@ -85,7 +79,7 @@ def fit(outcomes: Sequence[Mapping[str, Any]], floor: float, run_bar: float) -> 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--result", type=Path, default=RESULTS / "agent_grounding.json")
-    parser.add_argument("--refusal-floor", type=float, default=0.848)
+    parser.add_argument("--refusal-floor", type=float, default=REFUSAL_FLOOR)
     args = parser.parse_args(argv)
     if not args.result.is_file():
         print(f"no result at {args.result}; run benchmarks/agent_grounding.py", file=sys.stderr)

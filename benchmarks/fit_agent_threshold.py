@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,17 +43,27 @@ def answered(outcome: Mapping[str, Any], threshold: float) -> bool:
     return outcome["verdict"] not in _SETTLED and float(outcome["score"]) >= threshold
 
 
-def rates(outcomes: Sequence[Mapping[str, Any]], threshold: float) -> dict[str, float]:
+#: The share of the tuning half's unsupported claims the fence must refuse.
+REFUSAL_FLOOR = 0.848
+
+
+def answer_rates(
+    outcomes: Sequence[Mapping[str, Any]], answered: Callable[[Mapping[str, Any]], bool]
+) -> dict[str, float]:
+    """The share of supported claims answered and of unsupported ones refused, where
+    ``answered`` says whether one item is answered."""
     supported = [o for o in outcomes if o["label"] == "supported"]
     unsupported = [o for o in outcomes if o["label"] != "supported"]
     return {
-        "supported_answered": round(
-            sum(answered(o, threshold) for o in supported) / len(supported), 4
-        ),
+        "supported_answered": round(sum(map(answered, supported)) / len(supported), 4),
         "unsupported_refused": round(
-            sum(not answered(o, threshold) for o in unsupported) / len(unsupported), 4
+            sum(not answered(o) for o in unsupported) / len(unsupported), 4
         ),
     }
+
+
+def rates(outcomes: Sequence[Mapping[str, Any]], threshold: float) -> dict[str, float]:
+    return answer_rates(outcomes, lambda o: answered(o, threshold))
 
 
 def fit(outcomes: Sequence[Mapping[str, Any]], floor: float) -> dict[str, Any]:
@@ -81,7 +91,7 @@ def fit(outcomes: Sequence[Mapping[str, Any]], floor: float) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--result", type=Path, default=RESULTS / "agent_grounding.json")
-    parser.add_argument("--refusal-floor", type=float, default=0.848)
+    parser.add_argument("--refusal-floor", type=float, default=REFUSAL_FLOOR)
     args = parser.parse_args(argv)
     if not args.result.is_file():
         print(f"no result at {args.result}; run benchmarks/agent_grounding.py", file=sys.stderr)

@@ -557,15 +557,20 @@ def _agent_threshold(r: _Reader) -> str:
         f"unsupported claims are refused at least {r.num('refusal_floor', 3)} of the time, "
         f"read off `{r.get('result') or DASH}`; the held-out half took no part in choosing it."
     )
+    return caption + "\n\n" + _rates_table(r, _HALVES)
+
+
+#: The rows of a fitted setting's table: the result's key and the row's label.
+_HALVES = (("tuning", "tuning half"), ("held_out", "held-out half"), ("all", "all"))
+
+
+def _rates_table(r: _Reader, keys: Sequence[tuple[str, str]]) -> str:
+    """Supported answered and unsupported refused, one row per key of the result."""
     rows = [
-        (
-            label,
-            r.num(f"{key}.supported_answered", 3),
-            r.num(f"{key}.unsupported_refused", 3),
-        )
-        for key, label in (("tuning", "tuning half"), ("held_out", "held-out half"), ("all", "all"))
+        (label, r.num(f"{key}.supported_answered", 3), r.num(f"{key}.unsupported_refused", 3))
+        for key, label in keys
     ]
-    return caption + "\n\n" + _table(("items", "supported answered", "unsupported refused"), rows)
+    return _table(("items", "supported answered", "unsupported refused"), rows)
 
 
 def _accounted_bar(r: _Reader) -> str:
@@ -575,20 +580,8 @@ def _accounted_bar(r: _Reader) -> str:
         f"time, read off `{r.get('result') or DASH}` (run with the bar at "
         f"{r.num('run_with_bar', 2)}); the held-out half took no part in choosing it."
     )
-    rows = [
-        (
-            label,
-            r.num(f"{key}.supported_answered", 3),
-            r.num(f"{key}.unsupported_refused", 3),
-        )
-        for key, label in (
-            ("as_run", f"all, bar {r.num('run_with_bar', 2)}"),
-            ("tuning", "tuning half"),
-            ("held_out", "held-out half"),
-            ("all", "all"),
-        )
-    ]
-    return caption + "\n\n" + _table(("items", "supported answered", "unsupported refused"), rows)
+    as_run = ("as_run", f"all, bar {r.num('run_with_bar', 2)}")
+    return caption + "\n\n" + _rates_table(r, (as_run, *_HALVES))
 
 
 def _grounding_rules(r: _Reader) -> str:
